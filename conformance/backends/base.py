@@ -1,0 +1,45 @@
+"""What every backend returns: an output, or a typed failure."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# Outcome statuses a backend may return.
+OK = "ok"
+UNSUPPORTED = "unsupported"
+NOT_REACHABLE = "not-reachable"
+ERROR = "error"
+CRASH = "crash"
+TIMEOUT = "timeout"
+CPU_FALLBACK = "cpu-fallback"
+
+
+class BackendUnavailable(Exception):
+    """The backend cannot run on this machine (exit code 3)."""
+
+
+@dataclass
+class Outcome:
+    status: str
+    output: np.ndarray | None = None
+    message: str = ""
+    placement: dict = field(default_factory=dict)  # node name -> provider that ran it
+
+
+class Backend:
+    name = "backend"
+
+    def __init__(self):
+        self.sessions_created = 0
+
+    def metadata(self) -> dict:
+        return {"backend": self.name}
+
+    def run(self, case, x: np.ndarray) -> Outcome:
+        raise NotImplementedError
+
+    def run_many(self, items):
+        """items: list of (case, x). Backends that batch (a worker, a shared graph) override this."""
+        return [self.run(case, x) for case, x in items]
+
+    def close(self):
+        pass

@@ -1,0 +1,34 @@
+"""`python:MODULE:FUNCTION`: a Python function with oracle.evaluate's signature is the device.
+
+The project's tests inject faults through it; `python:oracle:evaluate` must pass at 0 ULP.
+"""
+import importlib
+import traceback
+
+import numpy as np
+
+from conformance.backends.base import ERROR, OK, Backend, BackendUnavailable, Outcome
+
+
+class PythonFunctionBackend(Backend):
+    def __init__(self, spec: str):
+        super().__init__()
+        self.name = spec
+        try:
+            _, module_name, function_name = spec.split(":", 2)
+            self.function = getattr(importlib.import_module(module_name), function_name)
+        except (ValueError, ImportError, AttributeError) as error:
+            raise BackendUnavailable(f"{spec}: expected python:MODULE:FUNCTION naming an importable "
+                                     f"function ({error})") from None
+
+    def metadata(self) -> dict:
+        return {"backend": self.name, "provider": "python", "device": self.name}
+
+    def run(self, case, x: np.ndarray) -> Outcome:
+        extra = {} if case.nan_rule == "d3d" else {"nan_rule": case.nan_rule}
+        try:
+            output = self.function(case.op, x.copy(), case.dtype, **case.params, **extra)
+        except Exception as error:
+            frames = traceback.format_exception_only(type(error), error)
+            return Outcome(ERROR, message="".join(frames).strip()[:500])
+        return Outcome(OK, output=np.asarray(output))

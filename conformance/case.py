@@ -1,0 +1,51 @@
+"""One expanded conformance case."""
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from conformance import inputs
+
+
+@dataclass
+class Case:
+    id: str
+    op: str
+    dtype: str
+    shape: tuple
+    params: dict  # DirectML field names, every field given (defaults filled in)
+    generator: dict
+    required_level: str  # the lowest feature level whose table includes (dtype, rank)
+    tolerance: int  # ULP
+    flush_allowed: bool = True
+    nan_rule: str = "d3d"
+    in_place: bool = False
+    source: str = ""  # file:line of the group
+    global_seed: int = 0
+    own_values: object = field(default=None, repr=False)  # generator's values, if it has its own
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def elements(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def seed(self) -> int:
+        """Stable per case: the same id and global seed give the same inputs anywhere."""
+        return zlib.crc32(f"{self.global_seed}:{self.id}".encode())
+
+    def make_input(self) -> np.ndarray:
+        return inputs.fill(self.generator, self.dtype, self.shape, self.seed, self.own_values)
+
+    def oracle_params(self) -> dict:
+        return {**self.params, "nan_rule": self.nan_rule}
+
+    def describe(self) -> dict:
+        return {"id": self.id, "op": self.op, "dtype": self.dtype, "shape": list(self.shape),
+                "rank": self.rank, "params": self.params, "generator": self.generator,
+                "feature_level": self.required_level, "tolerance": self.tolerance,
+                "flush_allowed": self.flush_allowed, "nan_rule": self.nan_rule,
+                "in_place": self.in_place, "seed": self.seed, "source": self.source}

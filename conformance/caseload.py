@@ -1,0 +1,308 @@
+"""Load, validate and expand case files. Nothing runs until every file is valid.
+
+YAML is composed with the safe loader (no object construction), anchors and
+aliases are refused (no billion laughs), duplicate keys are refused, and every
+message names the file and line.
+"""
+import itertools
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import yaml
+
+from conformance import featurelevels, inputs, specs
+from conformance.case import Case
+from conformance.schema import CASE_FILE
+
+MAX_FILE_BYTES = 1 << 20
+MAX_CASES_PER_FILE = 100_000
+DEFAULT_MAX_ELEMENTS = 1 << 24
+SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
+
+
+class CaseFileError(Exception):
+    def __init__(self, problems: list):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def discover(paths) -> list:
+    files = []
+    for path in map(Path, paths or [SHIPPED_CASES]):
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise CaseFileError([f"{path}: no such file or directory"])
+    return files
+
+
+def load_paths(paths=None, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tolerance=None,
+               forbid_flush=False) -> list:
+    cases, problems, seen = [], [], {}
+    for file in discover(paths):
+        try:
+            for case in load_file(file, global_seed, max_elements, tolerance, forbid_flush):
+                if case.id in seen:
+                    problems.append(f"{case.source}: duplicate case id {case.id} (also {seen[case.id]})")
+                seen[case.id] = case.source
+                cases.append(case)
+        except CaseFileError as error:
+            problems += error.problems
+    if problems:
+        raise CaseFileError(problems)
+    return cases
+
+
+def load_file(path, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tolerance=None,
+              forbid_flush=False) -> list:
+    path = Path(path)
+    data, lines = parse(path)
+    problems = []
+    for error in jsonschema.Draft202012Validator(CASE_FILE).iter_errors(data):
+        error = jsonschema.exceptions.best_match([error])
+        problems.append(f"{path}:{_line(lines, error.absolute_path)}: {_where(error.absolute_path)}"
+                        f"{_schema_message(error)}")
+    if problems:
+        raise CaseFileError(problems)
+    return _expand(path, data, lines, global_seed, max_elements, tolerance, forbid_flush)
+
+
+def parse(path: Path):
+    """YAML text -> (plain data, {path tuple: line})."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise CaseFileError([f"{path}:1: file is {size} bytes; case files are limited to {MAX_FILE_BYTES}"])
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise CaseFileError([f"{path}:1: not UTF-8 text ({error.reason})"]) from None
+    except OSError as error:
+        raise CaseFileError([f"{path}: cannot read: {error.strerror}"]) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+        line = mark.line + 1 if mark else 1
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise CaseFileError([f"{path}:{line}: invalid YAML: {problem}"]) from None
+    if node is None:
+        raise CaseFileError([f"{path}:1: the file is empty"])
+    lines = {}
+    return _to_python(path, node, (), lines, set()), lines
+
+
+def _to_python(path, node, where, lines, visited):
+    lines[where] = node.start_mark.line + 1
+    if id(node) in visited:
+        raise CaseFileError([f"{path}:{node.start_mark.line + 1}: anchors and aliases are not allowed"])
+    visited.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        result = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                raise CaseFileError([f"{path}:{key_node.start_mark.line + 1}: keys must be plain names"])
+            key = key_node.value
+            if key in result:
+                raise CaseFileError([f"{path}:{key_node.start_mark.line + 1}: {_where(where + (key,))}"
+                                     f"duplicate key {key!r}"])
+            result[key] = _to_python(path, value_node, where + (key,), lines, visited)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(path, item, where + (i,), lines, visited) for i, item in enumerate(node.value)]
+    try:
+        return yaml.SafeLoader("").construct_object(node)
+    except yaml.YAMLError as error:
+        raise CaseFileError([f"{path}:{node.start_mark.line + 1}: {error}"]) from None
+
+
+def _line(lines, where) -> int:
+    where = tuple(where)
+    while where not in lines and where:
+        where = where[:-1]
+    return lines.get(where, 1)
+
+
+def _where(where) -> str:
+    text = ""
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"{text}: " if text else ""
+
+
+def _schema_message(error) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown key(s)")
+    if isinstance(error.instance, str) and _looks_numeric(error.instance):
+        return (f"{error.instance!r} is a string, not a number (YAML 1.1 reads 1.0e12 as text: "
+                "write 1.0e+12)")
+    return error.message
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _expand(path, data, lines, global_seed, max_elements, tolerance_override, forbid_flush) -> list:
+    where = lambda *keys: f"{path}:{_line(lines, keys)}: {_where(keys)}"  # noqa: E731
+    try:
+        spec = specs.get(data["operator"])
+    except KeyError:
+        raise CaseFileError([f"{where('operator')}unknown operator {data['operator']!r}; "
+                             f"known: {', '.join(specs.SPECS)}"]) from None
+    problems, cases, ids = [], [], {}
+    for g, group in enumerate(data["groups"]):
+        at = ("groups", g)
+        group_problems = _check_group(spec, group, at, where, max_elements)
+        problems += group_problems
+        if group_problems:
+            continue
+        cases += _expand_group(spec, data, group, at, where, path, lines, global_seed, max_elements,
+                               tolerance_override, forbid_flush, problems, ids)
+        if len(cases) > MAX_CASES_PER_FILE:
+            problems.append(f"{where(*at)}the file expands to more than {MAX_CASES_PER_FILE} cases")
+            break
+    if problems:
+        raise CaseFileError(problems)
+    return cases
+
+
+def _check_group(spec, group, at, where, max_elements) -> list:
+    problems = []
+    for d, dtype in enumerate(group["dtypes"]):
+        if dtype not in spec.dtypes:
+            problems.append(f"{where(*at, 'dtypes', d)}{spec.name} never allows data type {dtype!r}; "
+                            f"its pages allow {', '.join(spec.dtypes)}")
+    for s, shape in enumerate(group["shapes"]):
+        rank = shape["rank"] if isinstance(shape, dict) else (1 if shape == "auto" else len(shape))
+        if not 1 <= rank <= 8:
+            problems.append(f"{where(*at, 'shapes', s)}rank {rank}: DirectML tensors have 1 to 8 dimensions")
+        elif rank not in spec.ranks:
+            problems.append(f"{where(*at, 'shapes', s)}{spec.name} never allows {rank} dimensions")
+        elif isinstance(shape, list) and np.prod(shape, dtype=object) > max_elements:
+            problems.append(f"{where(*at, 'shapes', s)}shape {shape} has {np.prod(shape, dtype=object)} "
+                            f"elements; the limit is {max_elements} (--max-elements)")
+    for name, values in group.get("params", {}).items():
+        parameter = spec.parameter(name)
+        if parameter is None:
+            problems.append(f"{where(*at, 'params', name)}{spec.name} has no parameter {name!r}; "
+                            f"its fields are {', '.join(p.name for p in spec.parameters)}")
+            continue
+        for value in values if isinstance(values, list) else [values]:
+            is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if (parameter.kind == "float") != is_number:
+                wanted = "a number" if parameter.kind == "float" else "null or {Scale, Bias}"
+                problems.append(f"{where(*at, 'params', name)}{name} must be {wanted}, not {value!r}")
+    for i, generator in enumerate(group["inputs"]):
+        problems += _check_generator(generator, group["dtypes"], where(*at, "inputs", i))
+    return problems
+
+
+def _check_generator(generator, dtypes, where) -> list:
+    kind, problems = generator["kind"], []
+    needs = {"values": ["values"], "sweep": ["low", "high", "count"]}.get(kind, [])
+    problems += [f"{where}{kind} needs {key!r}" for key in needs if key not in generator]
+    if kind == "uniform" and generator.get("low", -10.0) > generator.get("high", 10.0):
+        problems.append(f"{where}uniform low {generator['low']} is above high {generator['high']}")
+    if kind == "exhaustive_float16" and set(dtypes) != {"float16"}:
+        problems.append(f"{where}exhaustive_float16 applies to float16 only, not {dtypes}")
+    if kind == "integer_extremes" and any(np.dtype(d).kind == "f" for d in dtypes):
+        problems.append(f"{where}integer_extremes applies to integer data types only")
+    if kind == "sweep" and generator.get("count", 1) > DEFAULT_MAX_ELEMENTS:
+        problems.append(f"{where}sweep count {generator['count']} is above {DEFAULT_MAX_ELEMENTS}")
+    return problems
+
+
+def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_elements,
+                  tolerance_override, forbid_flush, problems, ids) -> list:
+    params = group.get("params", {})
+    names = [p.name for p in spec.parameters if p.name in params]
+    grids = [v if isinstance(v, list) else [v] for v in (params[n] for n in names)]
+    flush = group.get("flush", data.get("flush", "allow"))
+    nan_rule = group.get("nan_rule", data.get("nan_rule", "d3d"))
+    in_place = bool(group.get("in_place", False))
+    cases = []
+    for dtype, shape_entry, combo, generator in itertools.product(
+            group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"]):
+        chosen = dict(zip(names, combo))
+        full = {**spec.defaults(), **chosen}
+        own = inputs.values_for(generator, dtype, spec, full)
+        natural = len(own) if own is not None else generator.get("count", inputs.DEFAULT_COUNT)
+        shape, from_generator = _shape(shape_entry, natural)
+        rank = len(shape)
+        level = spec.required_level(dtype, rank)
+        source = f"{path}:{_line(lines, at)}"
+        if level is None:
+            problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
+            continue
+        count = int(np.prod(shape, dtype=np.int64))
+        if count > max_elements:
+            problems.append(f"{where(*at, 'shapes')}shape {list(shape)} has {count} elements; "
+                            f"the limit is {max_elements} (--max-elements)")
+            continue
+        if own is not None and 0 < count < len(own):
+            problems.append(f"{where(*at, 'shapes')}shape {list(shape)} holds {count} elements but "
+                            f"generator {inputs.label(generator)} has {len(own)} values; "
+                            "use a larger shape, 'auto' or {rank: R}")
+            continue
+        case_id = _case_id(spec, dtype, shape, from_generator, chosen, generator, in_place)
+        if case_id in ids:
+            problems.append(f"{source}: duplicate case id {case_id} (also {ids[case_id]})")
+            continue
+        ids[case_id] = source
+        cases.append(Case(
+            id=case_id, op=spec.name, dtype=dtype, shape=shape, params=full, generator=dict(generator),
+            required_level=level,
+            tolerance=_tolerance(tolerance_override, spec, dtype,
+                                 group.get("tolerance", data.get("tolerance"))),
+            flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
+            in_place=in_place, source=source, global_seed=global_seed, own_values=own))
+    return cases
+
+
+def _shape(entry, natural):
+    if entry == "auto":
+        return (int(natural),), True
+    if isinstance(entry, dict):
+        return tuple([1] * (entry["rank"] - 1) + [int(natural)]), True
+    return tuple(int(d) for d in entry), False
+
+
+def _tolerance(override, spec, dtype, from_file) -> int:
+    for source in (override, from_file):
+        if isinstance(source, int):
+            return source
+        if isinstance(source, dict):
+            key = f"{spec.name}:{dtype}"
+            if key in source:
+                return int(source[key])
+            if dtype in source:
+                return int(source[dtype])
+    return spec.tolerance(dtype)
+
+
+def _case_id(spec, dtype, shape, from_generator, params, generator, in_place) -> str:
+    rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
+    parts = []
+    for name, value in params.items():
+        if isinstance(value, dict):
+            parts.append(f"Scale={_fmt(value['Scale'])},Bias={_fmt(value['Bias'])}")
+        elif value is not None:
+            parts.append(f"{name}={_fmt(value)}")
+    text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", inputs.label(generator)])
+    return text + ("/in-place" if in_place else "")
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+__all__ = ["load_paths", "load_file", "discover", "CaseFileError", "SHIPPED_CASES", "featurelevels"]

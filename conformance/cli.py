@@ -1,0 +1,262 @@
+"""The `conformance` command.
+
+Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
+3 backend unavailable, 130 interrupted (results so far are kept).
+"""
+import argparse
+import json
+import sys
+import time
+
+from conformance import __version__, backends, featurelevels, specs, statuses
+from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
+from conformance.selection import select
+
+EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    pass
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.handler(args)
+    except CaseFileError as error:
+        print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (UsageError, ValueError, KeyError) as error:
+        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except backends.BackendUnavailable as error:
+        print(f"error: backend unavailable: {error}", file=sys.stderr)
+        return EXIT_BACKEND_UNAVAILABLE
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="conformance", description="Certify DirectML operators "
+                                     "against their specification.")
+    parser.add_argument("--version", action="version", version=f"dml-conformance {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    def case_options(p):
+        p.add_argument("paths", nargs="*", help="case files or folders (default: the shipped cases/)")
+        p.add_argument("-k", dest="keyword", help="select cases whose id matches, pytest style: "
+                       "'CLIP and float16 and not specials'")
+        p.add_argument("--seed", type=int, default=0, help="global seed (each case derives its own)")
+        p.add_argument("--max-elements", type=int, default=DEFAULT_MAX_ELEMENTS,
+                       help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS})")
+        p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
+                       help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
+        p.add_argument("--forbid-flush", action="store_true", help="do not accept flushed denormals")
+
+    run_p = sub.add_parser("run", help="run cases on a backend and judge them")
+    case_options(run_p)
+    run_p.add_argument("--backend", default="auto", help="cpu, dml, cuda, dml-wine, ort:PROVIDER, "
+                       "python:MODULE:FUNCTION or auto (default)")
+    run_p.add_argument("--provider-option", action="append", default=[], metavar="KEY=VALUE",
+                       help="provider option, e.g. device_id=1")
+    run_p.add_argument("--feature-level", default=featurelevels.DEFAULT_LEVEL,
+                       help=f"the DirectML feature level to certify (default {featurelevels.DEFAULT_LEVEL})")
+    run_p.add_argument("--results", help="write JSON lines here (default results/<backend>.jsonl)")
+    run_p.add_argument("--markdown", help="write a markdown summary here")
+    run_p.add_argument("--json", help="write the summary as JSON here")
+    run_p.add_argument("--save-failures", metavar="DIR", help="save inputs, outputs and model of each failure")
+    run_p.add_argument("--quiet", action="store_true", help="no progress bar")
+    run_p.set_defaults(handler=cmd_run)
+
+    list_p = sub.add_parser("list", help="list the expanded cases")
+    case_options(list_p)
+    list_p.add_argument("--verbose", "-v", action="store_true", help="also level, shape and source")
+    list_p.set_defaults(handler=cmd_list)
+
+    validate_p = sub.add_parser("validate", help="check case files without running anything")
+    case_options(validate_p)
+    validate_p.set_defaults(handler=cmd_validate)
+
+    specs_p = sub.add_parser("specs", help="print operators' specs and feature-level tables")
+    specs_p.add_argument("operators", nargs="*")
+    specs_p.set_defaults(handler=cmd_specs)
+
+    backends_p = sub.add_parser("backends", help="list backends and which are available here")
+    backends_p.set_defaults(handler=cmd_backends)
+
+    for extra in _extra_commands():
+        extra(sub)
+    return parser
+
+
+def _extra_commands():
+    """Subcommands contributed by other modules of the project (reports, benchmarks, lanes)."""
+    found = []
+    for module_name in ("conformance.cli_reports", "conformance.cli_bench", "conformance.cli_lanes"):
+        try:
+            module = __import__(module_name, fromlist=["register"])
+        except ImportError:
+            continue
+        found.append(module.register)
+    return found
+
+
+def _load(args):
+    tolerance = parse_tolerances(args.tolerance)
+    cases = load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+    return select(cases, args.keyword) if args.keyword else cases
+
+
+def parse_tolerances(values):
+    if not values:
+        return None
+    result = {}
+    for value in values:
+        key, _, number = value.rpartition("=")
+        if not number.isdigit():
+            raise UsageError(f"--tolerance {value!r}: expected ULP, DTYPE=ULP or OP:DTYPE=ULP")
+        if not key:
+            if len(values) == 1:
+                return int(number)
+            raise UsageError("--tolerance with a bare number cannot be combined with others")
+        result[key] = int(number)
+    return result
+
+
+def parse_options(pairs) -> dict:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UsageError(f"--provider-option {pair!r}: expected KEY=VALUE")
+        options[key] = value
+    return options
+
+
+def cmd_run(args) -> int:
+    from conformance import runner
+    from conformance.progress import progress_bar
+    from conformance.results import ResultsWriter
+    from reports import summary
+
+    level = featurelevels.normalise(args.feature_level)
+    cases = _load(args)
+    if not cases:
+        raise UsageError("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
+    backend = backends.create(args.backend, parse_options(args.provider_option),
+                              announce=lambda m: print(m, file=sys.stderr))
+    results_path = args.results or f"results/{backend.name.replace(':', '_')}.jsonl"
+    writer = ResultsWriter(results_path)
+    header = runner.run_metadata(backend, level, args.seed)
+    writer.write(header)
+    bar = progress_bar(len(cases), enabled=not args.quiet)
+    try:
+        result = runner.run(cases, backend, level, writer, progress=bar.update,
+                            save_failures=args.save_failures)
+    finally:
+        bar.close()
+        backend.close()
+    footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
+              "sessions_created": result.sessions_created, "interrupted": result.interrupted,
+              "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    writer.write(footer)
+    writer.close()
+    print(summary.text(header, result.records, footer))
+    print(f"results: {results_path}")
+    if args.markdown:
+        _write(args.markdown, summary.markdown(header, result.records, footer))
+    if args.json:
+        from conformance.verdicts import operator_rows
+        _write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
+                                      "footer": footer}, indent=2))
+    for hook in _report_hooks():
+        hook(args, header, result.records, footer)
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
+
+
+def _report_hooks():
+    try:
+        from conformance.cli_reports import after_run
+    except ImportError:
+        return []
+    return [after_run]
+
+
+def _write(path, text):
+    from pathlib import Path
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def cmd_list(args) -> int:
+    for case in _load(args):
+        if args.verbose:
+            print(f"{case.id}\tFL {case.required_level}\tshape {list(case.shape)}\tseed {case.seed}\t{case.source}")
+        else:
+            print(case.id)
+    return EXIT_CONFORMANT
+
+
+def cmd_validate(args) -> int:
+    cases = _load(args)
+    by_op = {}
+    for case in cases:
+        by_op[case.op] = by_op.get(case.op, 0) + 1
+    print(f"ok: {len(cases)} cases (" + ", ".join(f"{op} {n}" for op, n in sorted(by_op.items())) + ")")
+    return EXIT_CONFORMANT
+
+
+def cmd_specs(args) -> int:
+    from tabulate import tabulate
+    names = args.operators or list(specs.SPECS)
+    for name in names:
+        spec = specs.get(name)
+        print(f"{spec.struct}\n  {spec.summary}\n  formula: {spec.formula}\n  introduced: "
+              f"DML_FEATURE_LEVEL_{spec.introduced}; in-place: {'yes' if spec.in_place else 'no'}")
+        print(f"  constraints: {spec.constraints}")
+        print("  parameters: " + "; ".join(f"{p.name} ({p.kind}, default {p.default})" for p in spec.parameters))
+        print(f"  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())
+              + "; integer types exact")
+        print(f"  through ONNX Runtime: {spec.onnx_route}")
+        rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
+                for t in spec.tables]
+        print(tabulate(rows, headers=["from level", "dimension counts", "data types"]))
+        for note in spec.notes:
+            print(f"  note: {note}")
+        print(f"  source: {spec.source}\n")
+    return EXIT_CONFORMANT
+
+
+def _ranks(ranks) -> str:
+    ranks = sorted(ranks)
+    if ranks == list(range(ranks[0], ranks[-1] + 1)) and len(ranks) > 1:
+        return f"{ranks[0]} to {ranks[-1]}"
+    return ", ".join(map(str, ranks))
+
+
+def cmd_backends(args) -> int:
+    chosen, reason = backends.choose_auto()
+    for name in backends.names():
+        if ":" in name or name == "auto":
+            print(f"  {name}")
+            continue
+        try:
+            backend = backends.create(name, announce=lambda m: None)
+            backend.close()
+            print(f"  {name}: available")
+        except backends.BackendUnavailable as error:
+            print(f"  {name}: unavailable ({error})")
+    print(f"auto -> {chosen} ({reason})")
+    return EXIT_CONFORMANT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Compare a device's output with the oracle's, element by element, in ULP."""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from conformance.ulp import fractional_ulp_error, is_subnormal, ulp_distance
+
+WORST_SHOWN = 10
+
+
+@dataclass
+class Comparison:
+    elements: int
+    mismatches: int = 0
+    nan_mismatches: int = 0
+    flushed: int = 0
+    max_ulp: int = 0
+    max_fractional_ulp: float | None = None
+    worst: list = field(default_factory=list)
+    problem: str | None = None  # shape or dtype mismatch: nothing element-wise to say
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None and self.mismatches == 0
+
+
+def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: int,
+            flush_allowed: bool = True, zero_results=None, reference=None) -> Comparison:
+    """expected: oracle output in the target type; actual: device output.
+
+    zero_results: (f(+0), f(-0)) in the target type, used where a flushing
+    device read a subnormal input as zero. reference: the unrounded float64
+    oracle value, for the fractional ULP error (reported, not judged).
+    """
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    if actual.dtype != expected.dtype:
+        return Comparison(expected.size, mismatches=expected.size,
+                          problem=f"output data type {actual.dtype}, expected {expected.dtype}")
+    if actual.shape != expected.shape:
+        return Comparison(expected.size, mismatches=expected.size,
+                          problem=f"output shape {actual.shape}, expected {expected.shape}")
+    flat_x, flat_e, flat_a = x.reshape(-1), expected.reshape(-1), actual.reshape(-1)
+    if expected.dtype.kind != "f":
+        distance = ulp_distance(flat_e, flat_a)
+        bad = distance > tolerance
+        return _summarise(flat_x, flat_e, flat_a, distance, bad, np.zeros_like(bad), 0, x.shape, None)
+
+    e_nan, a_nan = np.isnan(flat_e), np.isnan(flat_a)
+    nan_mismatch = e_nan != a_nan
+    distance = np.where(e_nan | a_nan, 0, ulp_distance(flat_e, flat_a))
+    bad = (distance > tolerance) | nan_mismatch
+    flushed = np.zeros_like(bad)
+    if flush_allowed and bad.any():
+        flushed = bad & _explained_by_flushing(flat_x, flat_e, flat_a, tolerance, zero_results)
+        bad &= ~flushed
+        nan_mismatch &= ~flushed
+    fractional = None
+    if reference is not None and flat_e.size:
+        error = np.abs(fractional_ulp_error(np.asarray(reference).reshape(-1), flat_a, expected.dtype))
+        finite = np.isfinite(error) & ~flushed
+        fractional = float(error[finite].max()) if finite.any() else 0.0
+    return _summarise(flat_x, flat_e, flat_a, np.where(flushed, 0, distance), bad, nan_mismatch,
+                      int(flushed.sum()), x.shape, fractional)
+
+
+def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
+    """Direct3D may flush subnormals to sign-preserved zero, on input and on output."""
+    output_flush = is_subnormal(expected) & (actual == 0)
+    input_flush = np.zeros(expected.shape, dtype=bool)
+    if zero_results is not None and x.dtype.kind == "f":
+        subnormal_in = is_subnormal(x)
+        if subnormal_in.any():
+            for f_zero in zero_results:
+                f_zero = np.asarray(f_zero, dtype=expected.dtype)
+                candidate = np.broadcast_to(f_zero, expected.shape)
+                same_nan = np.isnan(candidate) & np.isnan(actual)
+                close = ulp_distance(candidate, actual) <= tolerance
+                close |= is_subnormal(candidate) & (actual == 0)
+                input_flush |= subnormal_in & (same_nan | (close & ~np.isnan(candidate) & ~np.isnan(actual)))
+    return output_flush | input_flush
+
+
+def _summarise(x, expected, actual, distance, bad, nan_mismatch, flushed, shape, fractional):
+    mismatches = int(bad.sum())
+    result = Comparison(elements=int(expected.size), mismatches=mismatches,
+                        nan_mismatches=int(nan_mismatch.sum()), flushed=flushed,
+                        max_ulp=int(distance.max()) if distance.size else 0,
+                        max_fractional_ulp=fractional)
+    if mismatches:
+        bad_positions = np.flatnonzero(bad)
+        # NaN mismatches first, then the largest distances.
+        key = np.where(nan_mismatch[bad_positions], np.iinfo(np.int64).max, distance[bad_positions])
+        order = bad_positions[np.argsort(-key, kind="stable")[:WORST_SHOWN]]
+        result.worst = [_element(position, x, expected, actual, distance, nan_mismatch, shape)
+                        for position in order]
+    return result
+
+
+def _element(position, x, expected, actual, distance, nan_mismatch, shape):
+    return {"index": [int(i) for i in np.unravel_index(position, shape)] if shape else [],
+            "input": _jsonable(x[position]), "expected": _jsonable(expected[position]),
+            "actual": _jsonable(actual[position]),
+            "ulp": "nan" if nan_mismatch[position] else int(distance[position])}
+
+
+def _jsonable(value):
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float) and not np.isfinite(value):
+        return repr(value)  # 'nan', 'inf', '-inf': JSON has no such numbers
+    return value
+
+
+def describe(comparison: Comparison, tolerance: int) -> str:
+    """A one-paragraph mismatch message in numpy.testing's manner."""
+    if comparison.problem:
+        return comparison.problem
+    lines = [f"Mismatched elements: {comparison.mismatches} / {comparison.elements}"
+             f" (tolerance {tolerance} ULP, max {comparison.max_ulp} ULP"
+             + (f", {comparison.nan_mismatches} NaN mismatches" if comparison.nan_mismatches else "")
+             + (f", {comparison.flushed} flushed" if comparison.flushed else "") + ")"]
+    for item in comparison.worst:
+        lines.append(f"  at {tuple(item['index'])}: input {item['input']!r}, expected "
+                     f"{item['expected']!r}, actual {item['actual']!r} ({item['ulp']} ULP)")
+    return "\n".join(lines)

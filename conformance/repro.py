@@ -1,0 +1,27 @@
+"""Save a failing case so it can be reproduced alone: inputs, outputs, the model, the case."""
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+import oracle
+from conformance import specs
+from conformance.onnx_models import single_node_model
+from conformance.specs.base import NotReachable
+
+
+def save_case(directory, case, x, outcome) -> str:
+    folder = Path(directory) / re.sub(r"[^A-Za-z0-9_.=,+-]+", "_", case.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    arrays = {"input": x, "expected": oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())}
+    if outcome.output is not None:
+        arrays["actual"] = np.asarray(outcome.output)
+    np.savez(folder / "tensors.npz", **arrays)
+    (folder / "case.json").write_text(json.dumps(case.describe(), indent=2, default=str))
+    try:
+        (folder / "model.onnx").write_bytes(single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params),
+                                                              case.dtype))
+    except NotReachable:
+        pass
+    return str(folder)

@@ -1,0 +1,57 @@
+"""Results as JSON lines: a header with the run's metadata, one object per case, a footer.
+
+Each line is flushed as it is written, so a crash loses nothing already done.
+"""
+import json
+import os
+from pathlib import Path
+
+
+class ResultsWriter:
+    def __init__(self, path):
+        self.path = Path(path) if path else None
+        self._handle = None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.path, "w", encoding="utf-8")
+
+    def write(self, record: dict):
+        if self._handle:
+            self._handle.write(json.dumps(record, allow_nan=False, default=_default) + "\n")
+            self._handle.flush()
+
+    def close(self):
+        if self._handle:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+
+
+def _default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, tuple)):
+        return list(value)
+    raise TypeError(f"cannot write {type(value).__name__} to results")
+
+
+def read_results(path):
+    """-> (header, cases, footer or None). A truncated last line (a crash mid-write) is skipped."""
+    header, cases, footer = {}, [], None
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            kind = record.get("type")
+            if kind == "header":
+                header = record
+            elif kind == "footer":
+                footer = record
+            else:
+                cases.append(record)
+    return header, cases, footer

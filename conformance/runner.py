@@ -1,0 +1,111 @@
+"""Run cases on a backend, judge them against the oracle, stream the results."""
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+
+import oracle
+from conformance import featurelevels, statuses
+from conformance.backends import base as outcome_status
+from conformance.backends.base import Outcome
+from conformance.compare import compare, describe
+
+BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
+
+
+@dataclass
+class RunSummary:
+    records: list = field(default_factory=list)
+    sessions_created: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(r["status"] in statuses.FAILING for r in self.records)
+
+
+def run_metadata(backend, feature_level: str, seed: int, argv=None) -> dict:
+    import onnx
+    meta = {"type": "header", "tool": "dml-conformance", "feature_level": feature_level, "seed": seed,
+            "os": platform.platform(), "python": platform.python_version(), "numpy": np.__version__,
+            "onnx": onnx.__version__, "start": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "argv": list(argv if argv is not None else sys.argv)}
+    meta.update(backend.metadata())
+    return meta
+
+
+def expected_for(case, x):
+    """(expected in the target type, unrounded reference, (f(+0), f(-0)))."""
+    params = case.oracle_params()
+    reference = oracle.reference(case.op, x, case.dtype, **params)
+    expected = oracle.round_to(reference, case.dtype)
+    zeros = None
+    if np.dtype(case.dtype).kind == "f":
+        signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
+        zeros = tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **params))
+    return expected, reference, zeros
+
+
+def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: float,
+          expected=None, reference=None, zeros=None) -> dict:
+    record = {"type": "case", **case.describe(), "backend": backend_name,
+              "required": featurelevels.at_least(feature_level, case.required_level),
+              "elements": case.elements, "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
+              "max_ulp": None, "max_fractional_ulp": None, "worst": [], "message": outcome.message,
+              "placement": outcome.placement}
+    status = outcome.status
+    if status == outcome_status.UNSUPPORTED:
+        record["status"] = statuses.UNSUPPORTED_REQUIRED if record["required"] else statuses.UNSUPPORTED
+    elif status == outcome_status.OK or status == outcome_status.CPU_FALLBACK:
+        if expected is None:
+            expected, reference, zeros = expected_for(case, x)
+        result = compare(x, expected, outcome.output, case.tolerance, case.flush_allowed, zeros,
+                         reference if np.dtype(case.dtype).kind == "f" else None)
+        record.update(mismatches=result.mismatches, nan_mismatches=result.nan_mismatches,
+                      flushed=result.flushed, max_ulp=result.max_ulp,
+                      max_fractional_ulp=result.max_fractional_ulp, worst=result.worst)
+        if status == outcome_status.CPU_FALLBACK:
+            record["status"] = statuses.CPU_FALLBACK
+        else:
+            record["status"] = statuses.PASS if result.passed else statuses.FAIL
+            if not result.passed:
+                record["message"] = describe(result, case.tolerance)
+    else:
+        record["status"] = status  # not-reachable, error, crash, timeout share their names
+    record["seconds"] = round(seconds, 6)
+    return record
+
+
+def run(cases, backend, feature_level: str, writer, progress=None, save_failures=None) -> RunSummary:
+    summary = RunSummary()
+    started = time.perf_counter()
+    try:
+        for start in range(0, len(cases), BATCH):
+            batch = cases[start:start + BATCH]
+            inputs = [case.make_input() for case in batch]
+            began = time.perf_counter()
+            outcomes = backend.run_many(list(zip(batch, inputs)))
+            each = (time.perf_counter() - began) / max(len(batch), 1)
+            for case, x, outcome in zip(batch, inputs, outcomes):
+                try:
+                    record = judge(case, x, outcome, feature_level, backend.name, each)
+                except Exception as error:  # a harness bug must not lose the run
+                    record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
+                                                    f"{type(error).__name__}: {error}"),
+                                   feature_level, backend.name, each)
+                if save_failures and record["status"] in statuses.FAILING:
+                    from conformance.repro import save_case
+                    record["repro"] = save_case(save_failures, case, x, outcome)
+                writer.write(record)
+                summary.records.append(record)
+                if progress:
+                    progress(record)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    summary.sessions_created = backend.sessions_created
+    summary.seconds = time.perf_counter() - started
+    return summary

@@ -1,0 +1,50 @@
+"""The structure of a case file, as JSON Schema (checked with jsonschema)."""
+NUMBER = {"type": "number"}
+TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
+                       {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}]}
+SCALE_BIAS = {"oneOf": [{"type": "null"},
+                        {"type": "object", "additionalProperties": False, "required": ["Scale", "Bias"],
+                         "properties": {"Scale": NUMBER, "Bias": NUMBER}}]}
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS]}
+SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
+                   {"const": "auto"},
+                   {"type": "object", "additionalProperties": False, "required": ["rank"],
+                    "properties": {"rank": {"type": "integer"}}}]}
+GENERATOR = {
+    "type": "object", "additionalProperties": False, "required": ["kind"],
+    "properties": {
+        "kind": {"enum": ["uniform", "specials", "integer_extremes", "exhaustive_float16", "values",
+                          "sweep"]},
+        "low": NUMBER, "high": NUMBER, "count": {"type": "integer", "minimum": 1},
+        "values": {"type": "array", "items": NUMBER, "minItems": 1},
+        "label": {"type": "string", "pattern": "^[A-Za-z0-9_.+=,\\-\\[\\]]+$"},
+    },
+}
+GROUP = {
+    "type": "object", "additionalProperties": False, "required": ["dtypes", "shapes", "inputs"],
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "dtypes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "shapes": {"type": "array", "items": SHAPE, "minItems": 1},
+        "params": {"type": "object",
+                   "additionalProperties": {"oneOf": [PARAM_VALUE,
+                                                      {"type": "array", "items": PARAM_VALUE, "minItems": 1}]}},
+        "inputs": {"type": "array", "items": GENERATOR, "minItems": 1},
+        "tolerance": TOLERANCE,
+        "flush": {"enum": ["allow", "forbid"]},
+        "nan_rule": {"enum": ["d3d", "propagate"]},
+        "in_place": {"type": "boolean"},
+    },
+}
+CASE_FILE = {
+    "type": "object", "additionalProperties": False, "required": ["operator", "groups"],
+    "properties": {
+        "operator": {"type": "string"},
+        "description": {"type": "string"},
+        "tolerance": TOLERANCE,
+        "flush": {"enum": ["allow", "forbid"]},
+        "nan_rule": {"enum": ["d3d", "propagate"]},
+        "groups": {"type": "array", "items": GROUP, "minItems": 1},
+    },
+}

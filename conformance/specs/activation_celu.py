@@ -1,0 +1,41 @@
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec,
+                                    Parameter, SupportTable)
+
+
+def to_onnx(dtype: str, params: dict) -> OnnxNode:
+    if dtype != "float32":
+        raise NotReachable("ONNX's Celu schema allows float32 only: ONNX Runtime rejects "
+                           f"a {dtype} Celu model before any provider sees it")
+    return OnnxNode("Celu", 12, {"alpha": float(params["Alpha"])})
+
+
+SPEC = OperatorSpec(
+    name="ACTIVATION_CELU",
+    struct="DML_ACTIVATION_CELU_OPERATOR_DESC",
+    formula="f(x) = max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1))",
+    summary="Continuously differentiable exponential linear unit, element-wise.",
+    parameters=(Parameter("Alpha", "float", 1.0, "The alpha coefficient; typical default 1.0."),),
+    introduced="3_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),),
+    in_place=True,
+    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    tolerance_ulp={"float32": 18, "float16": 18},
+    onnx_route="Celu (opset 12), attribute alpha",
+    to_onnx=to_onnx,
+    source="shared/seeds/003_72d4d9a38b36707d.txt (English), 000_cb2a1fd72f93cd96.txt (Portuguese)",
+    notes=("FLOAT16 is not reachable through ONNX Runtime (ONNX Celu is float32 only).",),
+)
+
+
+def _special_values(dtype: str, params: dict) -> list:
+    """Where exp(x / Alpha) overflows or underflows, on both sides of the edge."""
+    import numpy as np
+    alpha = float(np.float32(params["Alpha"]))
+    finfo = np.finfo(dtype)
+    log_max = float(np.log(float(finfo.max)))
+    log_tiny = float(np.log(float(finfo.smallest_subnormal)))
+    return [alpha * log_max * s for s in (0.999, 1.001)] + [alpha * log_tiny * s for s in (0.999, 1.001)] + \
+        [-alpha * 1e-3, alpha * 1e-3]
+
+
+object.__setattr__(SPEC, "special_values", _special_values)

@@ -1,0 +1,91 @@
+"""What a DirectML operator page says, as data."""
+from dataclasses import dataclass, field
+from typing import Callable
+
+from conformance import featurelevels
+
+
+class NotReachable(Exception):
+    """The case cannot be expressed through this route (e.g. ONNX Runtime)."""
+
+
+@dataclass(frozen=True)
+class SupportTable:
+    level: str  # the table applies from this feature level on
+    ranks: tuple
+    dtypes: tuple
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str  # the DirectML field name
+    kind: str  # "float" or "scale_bias"
+    default: object
+    description: str
+
+
+@dataclass(frozen=True)
+class OnnxNode:
+    op_type: str
+    opset: int
+    attributes: dict = field(default_factory=dict)
+    constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    name: str  # e.g. "ACTIVATION_CELU"
+    struct: str  # e.g. "DML_ACTIVATION_CELU_OPERATOR_DESC"
+    formula: str
+    summary: str
+    parameters: tuple
+    introduced: str
+    tables: tuple  # SupportTable, newest first as on the page
+    in_place: bool
+    constraints: str
+    tolerance_ulp: dict  # dtype -> ULP; integer types are exact
+    onnx_route: str  # how ONNX Runtime reaches it, in words
+    to_onnx: Callable  # (dtype, params) -> OnnxNode, or raises NotReachable
+    source: str  # the seed page
+    notes: tuple = ()
+    # (dtype, params) -> list of inputs that probe this operator's edges
+    special_values: Callable | None = None
+
+    @property
+    def dtypes(self) -> tuple:
+        seen = []
+        for table in self.tables:
+            seen += [d for d in table.dtypes if d not in seen]
+        return tuple(seen)
+
+    @property
+    def ranks(self) -> tuple:
+        return tuple(sorted({r for table in self.tables for r in table.ranks}))
+
+    def parameter(self, name: str) -> Parameter | None:
+        return next((p for p in self.parameters if p.name == name), None)
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.parameters}
+
+    def required_level(self, dtype: str, rank: int) -> str | None:
+        """The lowest feature level at which the page requires (dtype, rank)."""
+        levels = [t.level for t in self.tables if dtype in t.dtypes and rank in t.ranks]
+        return min(levels, key=featurelevels.index) if levels else None
+
+    def tolerance(self, dtype: str) -> int:
+        return self.tolerance_ulp.get(dtype, 0)
+
+
+FLOATS = ("float32", "float16")
+INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
+INTEGERS_64 = ("int64", "uint64")
+ONE_TO_EIGHT = tuple(range(1, 9))
+SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
+                       "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+def scale_bias_not_reachable(params: dict):
+    if params.get("ScaleBias") is not None:
+        raise NotReachable("ScaleBias: ONNX Runtime never fills DML_SCALE_BIAS "
+                           "(a Mul+Add graph tests other operators)")

@@ -1,0 +1,12 @@
+"""DML_ACTIVATION_CELU: f(x) = max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1))."""
+import numpy as np
+
+from oracle.minmax import dml_max, dml_min
+from oracle.rounding import float_param
+
+DEFAULTS = {"Alpha": 1.0}
+
+
+def activation_celu(x: np.ndarray, Alpha=1.0, nan_rule="d3d") -> np.ndarray:
+    alpha = float_param(Alpha)
+    return dml_max(0.0, x, nan_rule) + dml_min(0.0, alpha * np.expm1(x / alpha), nan_rule)

@@ -1,0 +1,24 @@
+"""DML_ELEMENT_WISE_CLIP: f(x) = max(Min, min(x, Max)), after the optional ScaleBias.
+
+For a non-float tensor, Min and Max are cast to the tensor type first.
+"""
+import numpy as np
+
+from oracle.minmax import dml_max, dml_min
+from oracle.rounding import cast_bound_to_tensor_type
+from oracle.scale_bias import apply_scale_bias
+
+# The page gives no typical bounds: the defaults clip nothing (float32 lowest and highest).
+FLT_MAX = float(np.finfo(np.float32).max)
+DEFAULTS = {"Min": -FLT_MAX, "Max": FLT_MAX, "ScaleBias": None}
+
+
+def element_wise_clip(x: np.ndarray, dtype: str, Min=-FLT_MAX, Max=FLT_MAX, ScaleBias=None,
+                      nan_rule="d3d") -> np.ndarray:
+    low = cast_bound_to_tensor_type(Min, dtype)
+    high = cast_bound_to_tensor_type(Max, dtype)
+    if x.dtype.kind in "iu" and ScaleBias is None:
+        # Integer tensors clip exactly in their own domain (float64 cannot hold all of int64).
+        return np.maximum(low, np.minimum(x, high))
+    g = apply_scale_bias(x, ScaleBias)
+    return dml_max(np.float64(low), dml_min(g, np.float64(high), nan_rule), nan_rule)

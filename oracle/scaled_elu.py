@@ -1,0 +1,12 @@
+"""DML_ACTIVATION_SCALED_ELU: f(x) = Gamma * x if x > 0 else Gamma * (Alpha * e^x - Alpha)."""
+import numpy as np
+
+from oracle.rounding import float_param
+
+DEFAULTS = {"Alpha": 1.6732, "Gamma": 1.0507}
+
+
+def activation_scaled_elu(x: np.ndarray, Alpha=1.6732, Gamma=1.0507, nan_rule="d3d") -> np.ndarray:
+    alpha, gamma = float_param(Alpha), float_param(Gamma)
+    # Alpha * e^x - Alpha == Alpha * expm1(x), without the cancellation near 0.
+    return np.where(x > 0, gamma * x, gamma * (alpha * np.expm1(x)))

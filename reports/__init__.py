@@ -1,0 +1,1 @@
+"""Renderers of results: a plain-text summary and markdown (tabulate)."""

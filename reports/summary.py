@@ -1,0 +1,63 @@
+"""The one-screen summary printed at the end of a run, and its markdown form."""
+from tabulate import tabulate
+
+from conformance import statuses
+from conformance.verdicts import operator_rows
+
+COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
+           (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
+           (statuses.UNSUPPORTED, "unsupported (not required)"), (statuses.NOT_REACHABLE, "not reachable"),
+           (statuses.ERROR, "error"), (statuses.CRASH, "crash"), (statuses.TIMEOUT, "timeout"),
+           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL")]
+
+
+def table(records, tablefmt="simple") -> str:
+    rows = operator_rows(records)
+    used = [(key, title) for key, title in COLUMNS
+            if key in ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
+            or any(row[key] for row in rows)]
+    return tabulate([[row[key] for key, _ in used] for row in rows], headers=[t for _, t in used],
+                    tablefmt=tablefmt)
+
+
+def failing_lines(records, limit=20) -> list:
+    failing = [r for r in records if r["status"] in statuses.FAILING]
+    lines = [f"  {r['status']:<22} {r['id']}  (max {r['max_ulp']} ULP, {r['mismatches']}/{r['elements']})"
+             if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:160]}"
+             for r in failing[:limit]]
+    if len(failing) > limit:
+        lines.append(f"  ... and {len(failing) - limit} more (see the results file)")
+    return lines
+
+
+def text(header: dict, records, footer: dict) -> str:
+    lines = [f"backend {header.get('backend')} ({header.get('provider')}, {header.get('device')}), "
+             f"onnxruntime {header.get('onnxruntime', '-')}, feature level {header.get('feature_level')}, "
+             f"seed {header.get('seed')}",
+             table(records)]
+    failing = failing_lines(records)
+    if failing:
+        lines += ["", "failing cases:"] + failing
+    lines.append("")
+    lines.append(f"{len(records)} cases in {footer.get('seconds', 0):.1f} s, "
+                 f"{footer.get('sessions_created', 0)} sessions created"
+                 + (" -- INTERRUPTED" if footer.get("interrupted") else ""))
+    return "\n".join(lines)
+
+
+def markdown(header: dict, records, footer: dict) -> str:
+    meta = [["backend", header.get("backend")], ["provider", header.get("provider")],
+            ["device", header.get("device")], ["onnxruntime", header.get("onnxruntime_package")],
+            ["DirectML", header.get("directml") or "-"], ["feature level", header.get("feature_level")],
+            ["seed", header.get("seed")], ["OS", header.get("os")], ["start", header.get("start")],
+            ["cases", len(records)], ["sessions created", footer.get("sessions_created")]]
+    parts = ["# DirectML conformance summary", "", tabulate(meta, tablefmt="github"), "",
+             "## Operators", "", table(records, "github"), ""]
+    failing = [r for r in records if r["status"] in statuses.FAILING]
+    if failing:
+        parts += ["## Failing cases", "",
+                  tabulate([[f"`{r['id']}`", r["status"], r["max_ulp"], f"{r['mismatches']}/{r['elements']}",
+                             (r["message"] or "").splitlines()[0][:120] if r["message"] else ""]
+                            for r in failing],
+                           headers=["case", "status", "max ULP", "mismatches", "message"], tablefmt="github"), ""]
+    return "\n".join(parts)
