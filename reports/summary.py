@@ -51,7 +51,7 @@ def markdown(header: dict, records, footer: dict) -> str:
             ["DirectML", header.get("directml") or "-"], ["feature level", header.get("feature_level")],
             ["seed", header.get("seed")], ["OS", header.get("os")], ["start", header.get("start")],
             ["cases", len(records)], ["sessions created", footer.get("sessions_created")]]
-    parts = ["# DirectML conformance summary", "", tabulate(meta, tablefmt="github"), "",
+    parts = ["# DirectML conformance summary", "", tabulate(meta, headers=["run", ""], tablefmt="github"), "",
              "## Operators", "", table(records, "github"), ""]
     failing = [r for r in records if r["status"] in statuses.FAILING]
     if failing:
