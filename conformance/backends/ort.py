@@ -41,6 +41,7 @@ class OrtBackend(Backend):
         self.sequential_no_mem_pattern = sequential_no_mem_pattern
         self.check_placement = check_placement
         self.ort = import_onnxruntime()
+        self.ort.set_default_logger_severity(3)
         available = self.ort.get_available_providers()
         if provider not in available:
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "

@@ -1,0 +1,76 @@
+"""Devices that are wrong on purpose, with oracle.evaluate's signature (python:faults:NAME)."""
+import numpy as np
+
+import oracle
+from conformance.ulp import is_subnormal
+
+
+def _float_positions(result, count=3):
+    flat = result.reshape(-1)
+    finite = np.flatnonzero(np.isfinite(flat.astype(np.float64)) & (flat != 0))
+    return flat, finite[:count]
+
+
+def off_by_tolerance_plus_one(op, x, dtype, **params):
+    """Three elements moved tolerance + 1 ULP away (CELU float32: 19 ULP)."""
+    result = oracle.evaluate(op, x, dtype, **params)
+    flat, where = _float_positions(result)
+    for position in where:
+        value = flat[position]
+        for _ in range(19):
+            value = np.nextafter(value, np.inf, dtype=result.dtype)
+        flat[position] = value
+    return result
+
+
+def off_by_tolerance(op, x, dtype, **params):
+    """Every element moved exactly 18 ULP: within CELU's tolerance, so it must pass."""
+    result = oracle.evaluate(op, x, dtype, **params)
+    flat = result.reshape(-1)
+    finite = np.isfinite(flat) & (np.abs(flat) < np.finfo(flat.dtype).max / 2)
+    bits = flat.view(np.uint32 if flat.dtype == np.float32 else np.uint16)
+    positive = finite & (flat > 0)
+    bits[positive] += 18
+    return result
+
+
+def flush_denormals(op, x, dtype, **params):
+    """Direct3D style: subnormal inputs read as zero, subnormal outputs written as zero."""
+    x = np.where(is_subnormal(x), np.copysign(np.zeros_like(x), x), x)
+    result = oracle.evaluate(op, x, dtype, **params)
+    return np.where(is_subnormal(result), np.copysign(np.zeros_like(result), result), result)
+
+
+def swallow_nan(op, x, dtype, **params):
+    result = oracle.evaluate(op, x, dtype, **params)
+    return np.where(np.isnan(result), np.zeros_like(result), result)
+
+
+def propagate_nan(op, x, dtype, **params):
+    """NaN in, NaN out: IEEE min/max where DirectML's Direct3D rule returns the other operand."""
+    result = oracle.evaluate(op, x, dtype, **params)
+    return np.where(np.isnan(x), x, result)
+
+
+def all_zeros(op, x, dtype, **params):
+    return np.zeros(x.shape, dtype=dtype)
+
+
+def raises(op, x, dtype, **params):
+    raise RuntimeError("device lost: DXGI_ERROR_DEVICE_REMOVED")
+
+
+def wrong_dtype(op, x, dtype, **params):
+    return oracle.evaluate(op, x, dtype, **params).astype(np.float64)
+
+
+def wrong_shape(op, x, dtype, **params):
+    return oracle.evaluate(op, x, dtype, **params).reshape(-1)[:-1] if x.size else np.zeros(1, dtype)
+
+
+def die_at_clip(op, x, dtype, **params):
+    """A backend that takes the whole process down (a segfaulting driver, say) at the first CLIP."""
+    import os
+    if op == "ELEMENT_WISE_CLIP":
+        os._exit(70)
+    return oracle.evaluate(op, x, dtype, **params)
