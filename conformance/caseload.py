@@ -136,8 +136,9 @@ def _schema_message(error) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key(s)")
     if isinstance(error.instance, str) and _looks_numeric(error.instance):
-        return (f"{error.instance!r} is a string, not a number (YAML 1.1 reads 1.0e12 as text: "
-                "write 1.0e+12)")
+        hint = ("YAML 1.1 reads 1.0e12 as text: write 1.0e+12" if "e" in error.instance.lower()
+                else "remove the quotes")
+        return f"{error.instance!r} is a string, not a number ({hint})"
     return error.message
 
 

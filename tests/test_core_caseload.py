@@ -1,0 +1,115 @@
+"""Malformed or hostile case files are refused before anything runs, naming file and line."""
+import subprocess
+import sys
+
+import pytest
+
+from conformance.caseload import CaseFileError, load_file, load_paths
+
+GOOD = """\
+operator: ACTIVATION_CELU
+groups:
+  - dtypes: [float32]
+    shapes: [[2, 3]]
+    params:
+      Alpha: [1.0, 2.0]
+    inputs:
+      - {kind: uniform, low: -1, high: 1}
+"""
+
+
+def problems(write_case_file, text, **options):
+    path = write_case_file(text)
+    with pytest.raises(CaseFileError) as error:
+        load_file(path, **options)
+    return path, error.value.problems
+
+
+def test_a_good_file_expands_to_the_cartesian_product(write_case_file):
+    cases = load_file(write_case_file(GOOD))
+    assert [c.id for c in cases] == ["ACTIVATION_CELU/float32/rank2[2x3]/Alpha=1/uniform[-1,1]",
+                                     "ACTIVATION_CELU/float32/rank2[2x3]/Alpha=2/uniform[-1,1]"]
+    assert cases[0].required_level == "3_0" and cases[0].tolerance == 18
+
+
+@pytest.mark.parametrize("text,line,words", [
+    (GOOD.replace("[2, 3]]", "[2, 3]"), 5, "invalid YAML: expected ',' or ']'"),
+    (GOOD.replace("ACTIVATION_CELU", "ACTIVATION_GELU"), 1, "unknown operator 'ACTIVATION_GELU'"),
+    (GOOD.replace("Alpha:", "Beta:"), 6, "has no parameter 'Beta'"),
+    (GOOD.replace("[1.0, 2.0]", "[fast]"), 6, "'fast' is not valid"),
+    (GOOD.replace("[float32]", "[int8]"), 3, "never allows data type 'int8'"),
+    (GOOD.replace("[float32]", "[float64]"), 3, "never allows data type 'float64'"),
+    (GOOD.replace("[[2, 3]]", "[[]]"), 4, "rank 0"),
+    (GOOD.replace("[[2, 3]]", "[[1, 1, 1, 1, 1, 1, 1, 1, 2]]"), 4, "rank 9"),
+    (GOOD.replace("[[2, 3]]", "[[100000, 100000]]"), 4, "10000000000 elements"),
+    (GOOD.replace("    inputs:", "    colour: red\n    inputs:"), 3, "unknown key(s) ('colour'"),
+    (GOOD + "extra: 1\n", 1, "unknown key(s) ('extra'"),
+    (GOOD.replace("dtypes:", "dtypes: [float32]\n    dtypes:"), 4, "duplicate key 'dtypes'"),
+    (GOOD.replace("low: -1, high: 1", "low: 1, high: -1"), 8, "low 1 is above high -1"),
+    (GOOD.replace("{kind: uniform, low: -1, high: 1}", "{kind: exhaustive_float16}"), 8, "float16 only"),
+    (GOOD.replace("[2, 3]", "[2, '3']"), 4, "'3' is a string, not a number (remove the quotes)"),
+])
+def test_each_problem_names_the_file_the_line_and_what_is_wrong(write_case_file, text, line, words):
+    path, found = problems(write_case_file, text)
+    assert any(p.startswith(f"{path}:{line}:") and words in p for p in found), found
+
+
+def test_duplicate_case_ids_are_refused(write_case_file):
+    text = GOOD + GOOD.split("groups:\n", 1)[1]
+    path, found = problems(write_case_file, text)
+    assert any("duplicate case id ACTIVATION_CELU/float32/rank2[2x3]/Alpha=1" in p for p in found), found
+
+
+def test_anchors_and_aliases_are_refused(write_case_file):
+    bomb = "operator: ACTIVATION_CELU\nlol: &a [1, 1, 1]\nlol2: &b [*a, *a, *a]\ngroups: [*b]\n"
+    path, found = problems(write_case_file, bomb)
+    assert any("anchors and aliases are not allowed" in p for p in found), found
+
+
+def test_no_object_construction(write_case_file, tmp_path):
+    marker = tmp_path / "pwned"
+    text = f"operator: !!python/object/apply:os.system ['touch {marker}']\ngroups: []\n"
+    path, found = problems(write_case_file, text)
+    assert not marker.exists()
+    assert found and found[0].startswith(f"{path}:1:")
+
+
+def test_the_element_limit_is_configurable(write_case_file):
+    path, found = problems(write_case_file, GOOD, max_elements=5)
+    assert any("the limit is 5" in p for p in found)
+
+
+def test_a_shape_too_small_for_the_generators_values_is_refused(write_case_file):
+    text = GOOD.replace("{kind: uniform, low: -1, high: 1}", "{kind: specials}")
+    path, found = problems(write_case_file, text)
+    assert any("holds 6 elements but generator specials has" in p for p in found), found
+
+
+def test_bad_input_exits_2_with_no_traceback(write_case_file):
+    path = write_case_file(GOOD.replace("Alpha:", "Beta:"))
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "cpu", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"{path}:6:" in done.stderr and "Traceback" not in done.stderr + done.stdout
+
+
+def test_missing_path_exits_2(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "conformance", "validate", str(tmp_path / "nope.yaml")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "no such file" in done.stderr
+
+
+def test_the_shipped_cases_cover_every_type_rank_and_level_boundary():
+    from conformance import specs
+    cases = load_paths()
+    for spec in specs.SPECS.values():
+        mine = [c for c in cases if c.op == spec.name]
+        assert {c.dtype for c in mine} == set(spec.dtypes), spec.name
+        for dtype in spec.dtypes:
+            ranks = {c.rank for c in mine if c.dtype == dtype}
+            assert ranks >= set(spec.ranks), (spec.name, dtype, set(spec.ranks) - ranks)
+        levels = {c.required_level for c in mine}
+        assert levels == {t.level for t in spec.tables}, (spec.name, levels)
+        for parameter in spec.parameters:
+            assert any(c.params[parameter.name] != parameter.default for c in mine), parameter.name
+        assert any(c.in_place for c in mine) == spec.in_place
