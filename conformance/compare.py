@@ -17,6 +17,7 @@ class Comparison:
     max_ulp: int = 0
     max_fractional_ulp: float | None = None
     worst: list = field(default_factory=list)
+    histogram: dict | None = None  # every element's ULP distance in power-of-two bins (ulp_histogram)
     problem: str | None = None  # shape or dtype mismatch: nothing element-wise to say
 
     @property
@@ -44,7 +45,8 @@ def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: 
     if expected.dtype.kind != "f":
         distance = ulp_distance(flat_e, flat_a)
         bad = distance > tolerance
-        return _summarise(flat_x, flat_e, flat_a, distance, bad, np.zeros_like(bad), 0, x.shape, None)
+        return _summarise(flat_x, flat_e, flat_a, distance, bad, np.zeros_like(bad), 0, x.shape, None,
+                          ulp_histogram(distance, np.zeros_like(bad), np.zeros_like(bad)))
 
     e_nan, a_nan = np.isnan(flat_e), np.isnan(flat_a)
     nan_mismatch = e_nan != a_nan
@@ -61,7 +63,21 @@ def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: 
         finite = np.isfinite(error) & ~flushed
         fractional = float(error[finite].max()) if finite.any() else 0.0
     return _summarise(flat_x, flat_e, flat_a, np.where(flushed, 0, distance), bad, nan_mismatch,
-                      int(flushed.sum()), x.shape, fractional)
+                      int(flushed.sum()), x.shape, fractional, ulp_histogram(distance, nan_mismatch, flushed))
+
+
+_POWERS_OF_TWO = np.array([1 << k for k in range(63)], dtype=np.int64)
+
+
+def ulp_histogram(distance, nan_mismatch, flushed) -> dict:
+    """Elements by ULP distance in power-of-two bins, for the reports' histogram:
+    {"bins": [[low, high, count], ...] (non-empty bins: 0, 1, 2-3, 4-7, ...),
+     "nan": NaN mismatches, "flushed": flushed denormals} (those two have no distance)."""
+    counted = ~(nan_mismatch | flushed)
+    bit_length = np.searchsorted(_POWERS_OF_TWO, distance[counted], side="right")
+    bins = [[0, 0, int(n)] if k == 0 else [1 << (k - 1), (1 << k) - 1, int(n)]
+            for k, n in enumerate(np.bincount(bit_length)) if n]
+    return {"bins": bins, "nan": int(nan_mismatch.sum()), "flushed": int(flushed.sum())}
 
 
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
@@ -81,12 +97,12 @@ def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
     return output_flush | input_flush
 
 
-def _summarise(x, expected, actual, distance, bad, nan_mismatch, flushed, shape, fractional):
+def _summarise(x, expected, actual, distance, bad, nan_mismatch, flushed, shape, fractional, histogram=None):
     mismatches = int(bad.sum())
     result = Comparison(elements=int(expected.size), mismatches=mismatches,
                         nan_mismatches=int(nan_mismatch.sum()), flushed=flushed,
                         max_ulp=int(distance.max()) if distance.size else 0,
-                        max_fractional_ulp=fractional)
+                        max_fractional_ulp=fractional, histogram=histogram)
     if mismatches:
         bad_positions = np.flatnonzero(bad)
         # NaN mismatches first, then the largest distances.

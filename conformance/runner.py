@@ -67,7 +67,8 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
                          reference if np.dtype(case.dtype).kind == "f" else None)
         record.update(mismatches=result.mismatches, nan_mismatches=result.nan_mismatches,
                       flushed=result.flushed, max_ulp=result.max_ulp,
-                      max_fractional_ulp=result.max_fractional_ulp, worst=result.worst)
+                      max_fractional_ulp=result.max_fractional_ulp, worst=result.worst,
+                      ulp_histogram=result.histogram)
         if status == outcome_status.CPU_FALLBACK:
             record["status"] = statuses.CPU_FALLBACK
         else:
