@@ -46,18 +46,6 @@ def text(header: dict, records, footer: dict) -> str:
 
 
 def markdown(header: dict, records, footer: dict) -> str:
-    meta = [["backend", header.get("backend")], ["provider", header.get("provider")],
-            ["device", header.get("device")], ["onnxruntime", header.get("onnxruntime_package")],
-            ["DirectML", header.get("directml") or "-"], ["feature level", header.get("feature_level")],
-            ["seed", header.get("seed")], ["OS", header.get("os")], ["start", header.get("start")],
-            ["cases", len(records)], ["sessions created", footer.get("sessions_created")]]
-    parts = ["# DirectML conformance summary", "", tabulate(meta, headers=["run", ""], tablefmt="github"), "",
-             "## Operators", "", table(records, "github"), ""]
-    failing = [r for r in records if r["status"] in statuses.FAILING]
-    if failing:
-        parts += ["## Failing cases", "",
-                  tabulate([[f"`{r['id']}`", r["status"], r["max_ulp"], f"{r['mismatches']}/{r['elements']}",
-                             (r["message"] or "").splitlines()[0][:120] if r["message"] else ""]
-                            for r in failing],
-                           headers=["case", "status", "max ULP", "mismatches", "message"], tablefmt="github"), ""]
-    return "\n".join(parts)
+    """The full markdown report: run metadata, operators, the compatibility matrix, failing cases."""
+    from reports.markdown import report
+    return report(header, records, footer)

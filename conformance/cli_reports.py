@@ -1,0 +1,137 @@
+"""`conformance report`, `conformance diff`, `conformance compare`, and --html / --junit on `run`.
+
+    conformance report RESULTS.jsonl [--html F] [--markdown F] [--junit F]
+    conformance diff A.jsonl B.jsonl [--html F] [--markdown F]     exit 1 on a regression
+    conformance compare A.jsonl B.jsonl [C.jsonl ...] [--html F] [--markdown F]
+"""
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(subparsers):
+    run = subparsers.choices.get("run")
+    if run is not None:  # --markdown is run's own (reports.summary.markdown renders the full report)
+        run.add_argument("--html", help="write the HTML report here (one self-contained file)")
+        run.add_argument("--junit", help="write JUnit XML here, for CI systems")
+
+    report = subparsers.add_parser("report", help="render reports from a saved results file")
+    report.add_argument("results", help="a JSON lines results file (conformance run --results)")
+    report.add_argument("--html", help="write the HTML report here")
+    report.add_argument("--markdown", help="write the markdown report here")
+    report.add_argument("--junit", help="write JUnit XML here")
+    report.set_defaults(handler=cmd_report)
+
+    diff = subparsers.add_parser("diff", help="cases whose status or max ULP changed between two runs "
+                                 "(exit 1 on a regression)")
+    diff.add_argument("a", help="the results before (e.g. the old driver)")
+    diff.add_argument("b", help="the results after")
+    diff.add_argument("--html", help="write the diff as HTML here")
+    diff.add_argument("--markdown", help="write the diff as markdown here")
+    diff.add_argument("--limit", type=int, default=50, help="changes printed per kind (default 50; 0: all)")
+    diff.set_defaults(handler=cmd_diff)
+
+    compare = subparsers.add_parser("compare", help="several runs of the same cases side by side, as one matrix")
+    compare.add_argument("results", nargs="+", help="two or more results files (dml, cpu, webgpu ...)")
+    compare.add_argument("--html", help="write the comparison as HTML here")
+    compare.add_argument("--markdown", help="write the comparison as markdown here")
+    compare.set_defaults(handler=cmd_compare)
+
+
+def write_reports(args, header, records, footer):
+    """--html, --markdown and --junit, whichever were given."""
+    from reports import html, junit, markdown
+    if getattr(args, "html", None):
+        _write(args.html, html.render_report(header, records, footer))
+    if getattr(args, "markdown", None):
+        _write(args.markdown, markdown.report(header, records, footer))
+    if getattr(args, "junit", None):
+        _write(args.junit, junit.render(header, records, footer))
+
+
+def after_run(args, header, records, footer):
+    """Called by `conformance run` once the results are written (run writes --markdown itself)."""
+    from reports import html, junit
+    if getattr(args, "html", None):
+        _write(args.html, html.render_report(header, records, footer))
+    if getattr(args, "junit", None):
+        _write(args.junit, junit.render(header, records, footer))
+
+
+def _read(path):
+    from conformance.results import read_results
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such results file")
+    header, records, footer = read_results(path)
+    if not header and not records:
+        raise ValueError(f"{path}: not a results file (no header, no cases)")
+    return header, records, footer
+
+
+def cmd_report(args) -> int:
+    from reports import summary
+    header, records, footer = _read(args.results)
+    if not (args.html or args.markdown or args.junit):
+        print(summary.text(header, records, footer or {}))
+    write_reports(args, header, records, footer)
+    return EXIT_OK
+
+
+def cmd_diff(args) -> int:
+    from reports import diff, html, markdown
+    for path in (args.a, args.b):
+        _read(path)
+    result = diff.diff_files(args.a, args.b)
+    print(text_diff(result, args.limit))
+    if args.html:
+        _write(args.html, html.render_diff(result))
+    if args.markdown:
+        _write(args.markdown, markdown.diff(result))
+    return EXIT_REGRESSION if result.regressions else EXIT_OK
+
+
+def text_diff(result, limit=50) -> str:
+    from tabulate import tabulate
+    lines = [f"A: {result.name_a} ({result.header_a.get('backend')}, {result.header_a.get('device')})",
+             f"B: {result.name_b} ({result.header_b.get('backend')}, {result.header_b.get('device')})"]
+    for kind, items in result.by_kind():
+        shown = items[:limit] if limit else items
+        rows = [[c.id, _cell(c.before), _cell(c.after)] for c in shown]
+        lines += ["", f"{kind} ({len(items)}):", tabulate(rows, headers=["case", "A", "B"], disable_numparse=True)]
+        if len(shown) < len(items):
+            lines.append(f"  ... and {len(items) - len(shown)} more (--limit 0 shows all)")
+    lines += ["", f"{len(result.regressions)} regression(s): {result.summary()}"]
+    return "\n".join(lines)
+
+
+def _cell(record) -> str:
+    if record is None:
+        return "-"
+    ulp = record.get("max_ulp")
+    return record["status"] + (f" ({ulp} ULP)" if ulp is not None else "")
+
+
+def cmd_compare(args) -> int:
+    from tabulate import tabulate
+
+    from reports import html, markdown, sidebyside
+    if len(args.results) < 2:
+        raise ValueError("compare needs two or more results files")
+    for path in args.results:
+        _read(path)
+    result = sidebyside.compare_files(args.results)
+    rows = [[op, dtype, level] + [c.headline if c else "-" for c in cells] for op, dtype, level, cells in result.rows]
+    print(tabulate(rows, headers=["operator", "data type", "FL"] + result.labels, disable_numparse=True))
+    print(f"\n{len(result.differing)} case(s) differ between the runs")
+    if args.html:
+        _write(args.html, html.render_compare(result))
+    if args.markdown:
+        _write(args.markdown, markdown.compare(result))
+    return EXIT_OK
+
+
+def _write(path, text):
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text, encoding="utf-8")
+    print(f"wrote {path}", file=sys.stderr)

@@ -1,0 +1,238 @@
+"""What every report says about a run and a failing case: metadata, the rerun command, the histogram."""
+import argparse
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance import featurelevels
+from conformance.selection import compile_expression
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+KEYWORDS = {"and", "or", "not"}
+
+
+def metadata_rows(header: dict, footer: dict | None, records=None) -> list:
+    """[(name, text)] in the order a person reads them; unknown header keys follow under their own name."""
+    header, footer = header or {}, footer or {}
+    known = [
+        ("backend", header.get("backend")), ("provider", header.get("provider")),
+        ("device", header.get("device")),
+        ("driver", header.get("driver") or header.get("driver_version")),
+        ("DirectML", header.get("directml") or "-"),
+        ("onnxruntime", header.get("onnxruntime_package") or header.get("onnxruntime")),
+        ("feature level", header.get("feature_level") and f"DML_FEATURE_LEVEL_{header['feature_level']}"),
+        ("seed", header.get("seed")), ("OS", header.get("os")),
+        ("python / numpy / onnx", " / ".join(str(header.get(k, "-")) for k in ("python", "numpy", "onnx"))),
+        ("date", header.get("start")), ("duration", _duration(footer.get("seconds"))),
+        ("cases", footer.get("cases", len(records) if records is not None else None)),
+        ("sessions created", footer.get("sessions_created")),
+    ]
+    if footer.get("interrupted"):
+        known.append(("interrupted", "yes: the results are partial"))
+    if not footer:
+        known.append(("footer", "missing: the run did not finish (crash or kill); the results are partial"))
+    shown = {"backend", "provider", "device", "driver", "driver_version", "directml", "onnxruntime_package",
+             "onnxruntime", "feature_level", "seed", "os", "python", "numpy", "onnx", "start", "type", "tool"}
+    extra = [(key, _text(value)) for key, value in header.items() if key not in shown]
+    return [(name, _text(value)) for name, value in known if value not in (None, "")] + extra
+
+
+def _duration(seconds) -> str | None:
+    if seconds is None:
+        return None
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
+
+
+def _text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(shlex.quote(v) for v in value)
+    return json.dumps(value, sort_keys=True)
+
+
+def run_label(header: dict, fallback: str = "") -> str:
+    """'dml (NVIDIA RTX 4090)', for a column of a side-by-side comparison."""
+    backend = header.get("backend") or fallback or "?"
+    device = header.get("device")
+    return f"{backend} ({device})" if device and device != backend else backend
+
+
+def anchor(case_id: str) -> str:
+    """A safe, stable HTML id for a case (case ids hold any character a case file can)."""
+    return "case-" + hashlib.sha1(case_id.encode()).hexdigest()[:12]
+
+
+# ---- the rerun command -----------------------------------------------------------------------
+
+def keyword_for(case_id: str, all_ids) -> str:
+    """A -k expression (conformance's and pytest's substring grammar) that selects this case alone
+    among all_ids: the id's words joined with 'and', then 'and not W' for each other id it still
+    matches (W: a word of that id which this id lacks)."""
+    words = [w for w in re.findall(r"[^\s()]+", case_id) if w.lower() not in KEYWORDS]
+    expression = " and ".join(words) or case_id
+    matcher = compile_expression(expression)
+    lowered = case_id.lower()
+    for other in sorted(set(all_ids)):
+        if other == case_id or not matcher(other):
+            continue
+        distinct = [w for w in re.findall(r"[^\s()]+", other)
+                    if w.lower() not in KEYWORDS and w.lower() not in lowered]
+        if distinct:
+            expression += f" and not {max(distinct, key=len)}"
+    return expression
+
+
+def known_ids(records) -> set:
+    """The ids a rerun's -k must tell apart: every case of the run, and every case its case files
+    expand to now (a run made with -k saw only some of them)."""
+    from conformance.caseload import CaseFileError, load_file
+    ids = {r["id"] for r in records}
+    for path in {case_path(r) for r in records} - {None}:
+        full = next((p for p in (Path(path), REPO_ROOT / path) if p.is_file()), None)
+        if full is None:
+            continue
+        try:
+            ids.update(case.id for case in load_file(full))
+        except (CaseFileError, OSError, ValueError, KeyError):
+            continue
+    return ids
+
+
+def rerun_command(record: dict, header: dict, all_ids=()) -> str:
+    """conformance run --backend B --seed S [--feature-level L] [tolerance and flush options] -k 'ID' PATH"""
+    args = ["conformance", "run", "--backend", str(header.get("backend") or record.get("backend") or "auto"),
+            "--seed", str(header.get("seed", 0))]
+    level = header.get("feature_level")
+    if level and level != featurelevels.DEFAULT_LEVEL:
+        args += ["--feature-level", str(level)]
+    args += _options_from_argv(header.get("argv") or [])
+    args += ["-k", keyword_for(record["id"], all_ids or [record["id"]])]
+    path = case_path(record)
+    if path:
+        args.append(path)
+    quoted = [shlex.quote(a) for a in args]
+    keyword = args[args.index("-k") + 1]
+    if "'" not in keyword:  # always quoted, as a person would write it
+        quoted[args.index("-k") + 1] = f"'{keyword}'"
+    return " ".join(quoted)
+
+
+def case_path(record: dict) -> str | None:
+    source = record.get("source") or ""
+    path = source.rsplit(":", 1)[0] if re.search(r":\d+$", source) else source
+    if not path:
+        return None
+    try:
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return path
+
+
+def _options_from_argv(argv) -> list:
+    """The run's tolerance, flush, size and provider options, so the rerun judges the same way."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--tolerance", action="append", default=[])
+    parser.add_argument("--forbid-flush", action="store_true")
+    parser.add_argument("--max-elements")
+    parser.add_argument("--provider-option", action="append", default=[])
+    try:
+        known, _ = parser.parse_known_args([str(a) for a in argv[1:]])
+    except SystemExit:
+        return []
+    options = []
+    for value in known.tolerance:
+        options += ["--tolerance", value]
+    for value in known.provider_option:
+        options += ["--provider-option", value]
+    if known.max_elements:
+        options += ["--max-elements", known.max_elements]
+    if known.forbid_flush:
+        options.append("--forbid-flush")
+    return options
+
+
+# ---- the ULP histogram -----------------------------------------------------------------------
+
+@dataclass
+class Bar:
+    label: str
+    count: int
+    range: str
+    kind: str  # "ok" (within tolerance), "over", "edge" (a bin holding both), "nan", "flushed"
+    x: float = 0
+    y: float = 0
+    width: float = 0
+    height: float = 0
+
+
+@dataclass
+class Histogram:
+    bars: list
+    width: int
+    height: int
+    baseline: float
+    note: str  # what the picture counts
+    tolerance: int
+
+    @property
+    def title(self) -> str:
+        return "; ".join(f"{b.range} ULP: {b.count}" if b.kind not in ("nan", "flushed")
+                         else f"{b.range}: {b.count}" for b in self.bars if b.count)
+
+
+def _bin_label(low: int, high: int) -> str:
+    """A bin by its lowest value: 0, 1, 2 (2-3), 4 (4-7), ..., 512, then 2^10, 2^11, ..."""
+    return str(low) if low < 1024 else f"2^{low.bit_length() - 1}"
+
+
+def _bin_range(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def histogram(record: dict) -> Histogram | None:
+    """Bars for every ULP bin from 0 to the largest seen (empty ones too, so the scale shows), then
+    NaN mismatches and flushed denormals. Heights on a log scale: one element among 65536 shows."""
+    data = record.get("ulp_histogram")
+    note = "every element, by ULP distance from the oracle (log scale)"
+    if not data:
+        worst = [w for w in record.get("worst") or []]
+        if not worst:
+            return None
+        data = {"bins": [], "nan": sum(1 for w in worst if w.get("ulp") == "nan"), "flushed": 0}
+        counts = {}
+        for item in worst:
+            if item.get("ulp") != "nan":
+                k = int(item["ulp"]).bit_length()
+                counts[k] = counts.get(k, 0) + 1
+        data["bins"] = [[0 if k == 0 else 1 << (k - 1), 0 if k == 0 else (1 << k) - 1, n]
+                        for k, n in sorted(counts.items())]
+        note = f"only the {len(worst)} worst elements (this results file has no full histogram)"
+    tolerance = int(record.get("tolerance") or 0)
+    present = {int(low).bit_length(): (int(low), int(high), int(n)) for low, high, n in data.get("bins", [])}
+    bars = []
+    for k in range(0, max(present, default=0) + 1):
+        low, high = (0, 0) if k == 0 else (1 << (k - 1), (1 << k) - 1)
+        count = present.get(k, (low, high, 0))[2]
+        kind = "ok" if high <= tolerance else ("over" if low > tolerance else "edge")
+        bars.append(Bar(_bin_label(low, high), count, _bin_range(low, high), kind))
+    for key, name in (("nan", "NaN"), ("flushed", "flushed")):
+        if data.get(key):
+            bars.append(Bar(name, int(data[key]), name, key))
+    return _layout(bars, note, tolerance)
+
+
+def _layout(bars, note, tolerance) -> Histogram:
+    import math
+    step, bar_width, top, plot_height, left = 34, 26, 18, 120, 8
+    peak = max((b.count for b in bars), default=1) or 1
+    for i, bar in enumerate(bars):
+        bar.height = 0 if bar.count == 0 else max(2.0, plot_height * math.log1p(bar.count) / math.log1p(peak))
+        bar.x = left + i * step
+        bar.y = top + plot_height - bar.height
+        bar.width = bar_width
+    width = left * 2 + step * len(bars)
+    return Histogram(bars, max(width, 200), top + plot_height + 34, top + plot_height, note, tolerance)

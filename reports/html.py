@@ -1,0 +1,92 @@
+"""HTML reports: one self-contained file each (inline CSS, JS and SVG; no network).
+
+Jinja2 escapes every value (autoescape on): case ids, parameters and runtime messages come
+from case files and drivers, and show as text. A Content-Security-Policy lets only the page's
+own script run, by its hash, as a second line of defence.
+"""
+import base64
+import hashlib
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+
+from conformance import __version__
+from reports import details, matrix
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+DETAILS_LIMIT = 1000  # failing cases drawn in full; the all-cases table lists every one
+
+
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(label=matrix.label, short=lambda s: matrix.SHORT.get(s, s), css_class=matrix.css_class)
+    return env
+
+
+def _page(template: str, **context) -> str:
+    script = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    return environment().get_template(template).render(
+        css=Markup((TEMPLATES / "report.css").read_text(encoding="utf-8")), script=Markup(script),
+        script_hash=f"sha256-{digest}", version=__version__,
+        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"), **context)
+
+
+def notes_for(header: dict) -> list:
+    notes = []
+    provider = header.get("provider") or ""
+    if provider and "Dml" not in provider and "dml" not in (header.get("backend") or ""):
+        notes.append(f"This run used {provider}, not DirectML: it measures that provider against the "
+                     "DirectML specification.")
+    return notes
+
+
+def render_report(header: dict, records: list, footer: dict | None) -> str:
+    table = matrix.build(records)
+    conformant, verdict = matrix.verdict(records)
+    if footer is None or (footer or {}).get("interrupted"):
+        conformant, verdict = False, verdict + " (partial results: the run did not finish)"
+    failing = matrix.failing(records)
+    ids = details.known_ids(records)
+    shown = failing[:DETAILS_LIMIT]
+    anchors = {r["id"]: details.anchor(r["id"]) for r in shown}
+    first_failure = {}
+    for record in shown:
+        first_failure.setdefault((record["op"], record["dtype"], record["feature_level"]), anchors[record["id"]])
+    by_op = {}
+    for record in shown:
+        by_op.setdefault(record["op"], []).append({
+            "record": record, "anchor": anchors[record["id"]],
+            "params": _compact(record.get("params")), "generator": _compact(record.get("generator")),
+            "placement": _compact(record.get("placement")), "histogram": details.histogram(record),
+            "rerun": details.rerun_command(record, header, ids)})
+    present = {r["status"] for r in records}
+    legend = [s for s in matrix.SEVERITY if s in present] + sorted(present - set(matrix.SEVERITY))
+    counts = {s: sum(1 for r in records if r["status"] == s) for s in legend}
+    return _page("report.html.j2", header=header, records=records, matrix=table, verdict=verdict,
+                 conformant=conformant, notes=notes_for(header),
+                 metadata=details.metadata_rows(header, footer, records), legend=legend,
+                 status_counts=list(counts.items()), operators=[row.op for row in table.rows],
+                 dtypes=[d for d, _ in table.dtypes], failing=failing, failing_by_op=sorted(by_op.items()),
+                 anchors=anchors, first_failure=first_failure, details_limit=DETAILS_LIMIT)
+
+
+def render_diff(result) -> str:
+    from reports.diff import MEANING
+    return _page("diff.html.j2", diff=result, meanings=MEANING,
+                 meta_a=details.metadata_rows(result.header_a, result.footer_a),
+                 meta_b=details.metadata_rows(result.header_b, result.footer_b))
+
+
+def render_compare(result) -> str:
+    return _page("compare.html.j2", cmp=result)
+
+
+def _compact(value) -> str:
+    if value is None or value == {}:
+        return "-"
+    return json.dumps(value, sort_keys=False, separators=(", ", ": "))

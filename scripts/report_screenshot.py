@@ -1,0 +1,71 @@
+"""Screenshot an HTML report in headless chromium (Debian's chromium and chromium-driver, selenium).
+
+    python scripts/report_screenshot.py REPORT.html docs/report-screenshot.png [--open-first-failure]
+
+docs/report-screenshot.png is made this way from the default cases on the cpu backend:
+    conformance run --backend cpu --quiet --results /tmp/cpu.jsonl --html /tmp/cpu.html
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --open-first-failure
+"""
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--hide-scrollbars")
+
+
+def find_chromium():
+    """(browser, driver) paths, or None where missing."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver") or next(
+        (p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if Path(p).exists()), None)
+    return browser, driver
+
+
+def start_chromium(profile_dir, width=1400, height=1000):
+    """A selenium driver for a fresh headless chromium; the caller quits it."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    browser, driver = find_chromium()
+    if not browser or not driver:
+        raise RuntimeError("chromium and chromium-driver are not installed (scripts/ci.d/20-chromium.sh)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile_dir}")
+    options.add_argument(f"--window-size={width},{height}")
+    return webdriver.Chrome(options=options, service=Service(executable_path=driver))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report")
+    parser.add_argument("png")
+    parser.add_argument("--open-first-failure", action="store_true",
+                        help="open the first failing case's drill-down and show it below the matrix")
+    parser.add_argument("--width", type=int, default=1400)
+    parser.add_argument("--height", type=int, default=1500)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="report-shot-") as profile:
+        browser = start_chromium(profile, args.width, args.height)
+        try:
+            browser.get(Path(args.report).resolve().as_uri())
+            if args.open_first_failure:
+                browser.execute_script(
+                    "var d = document.querySelector('details.case'); if (d) { d.open = true;"
+                    " var h = document.getElementById('failing'); h.parentNode.insertBefore(d, h.nextSibling);"
+                    " var ops = document.getElementById('operators'); ops.parentNode.insertBefore(h, ops);"
+                    " ops.parentNode.insertBefore(d, ops); }")
+            Path(args.png).parent.mkdir(parents=True, exist_ok=True)
+            browser.save_screenshot(str(args.png))
+        finally:
+            browser.quit()
+    print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
