@@ -1,0 +1,239 @@
+"""The worker's engine: ONNX Runtime sessions kept by key, many runs per request.
+
+A request (header, buffers) -> a reply (header, buffers); the same object serves
+a socket (server.py), a native subprocess, or an in-process caller.
+
+Requests:
+  {"op": "hello"}                        -> versions, providers, DirectML.dll, adapters
+  {"op": "batch", "sessions": [...], "runs": [...]}
+      sessions: {"key", "model": buffer index, "provider", "provider_options",
+                 "config": {session config entries}, "sequential_no_mem_pattern": bool,
+                 "profile": bool}
+      runs:     {"session": key, "feeds": {input: array ref}, "fetch": [output names]}
+      Inputs a run leaves out are fed the last array that input saw (or one zero),
+      so every node runs and a node's shape changes only when its own case does.
+  {"op": "forget", "keys": [...]}        -> drops sessions
+  {"op": "selfcheck"}                    -> runs a hand-made two-node model (onnxmini)
+  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1
+  {"op": "exit"}
+Stdlib, numpy and onnxruntime only.
+"""
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from . import devinfo, onnxmini, protocol
+
+OWN_NODE_PREFIXES = ("DmlFusedNode",)  # a fused partition of the provider under test
+
+
+class Session:
+    def __init__(self, session, provider, profiled):
+        self.session = session
+        self.provider = provider
+        self.profiled = profiled  # placement not yet reported
+        self.inputs = {i.name: _numpy_type(i.type) for i in session.get_inputs()}
+        self.outputs = [o.name for o in session.get_outputs()]
+        self.last_feed = {}
+
+
+class Engine:
+    def __init__(self, test_hooks=None):
+        import onnxruntime
+        self.ort = onnxruntime
+        self.sessions = {}
+        self.sessions_created = 0
+        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
+        self.profile_dir = tempfile.mkdtemp(prefix="dmlc-worker-profile-")
+
+    # -- requests -------------------------------------------------------------------------------
+    def handle(self, header: dict, buffers: list):
+        op = header.get("op")
+        if op == "hello":
+            return self.hello(probe_device=header.get("probe_device", True)), []
+        if op == "batch":
+            return self.batch(header, buffers)
+        if op == "forget":
+            for key in header.get("keys", []):
+                self.sessions.pop(key, None)
+            return {"op": "forget", "ok": True}, []
+        if op == "selfcheck":
+            return selfcheck(self, header.get("provider", "DmlExecutionProvider"),
+                             header.get("provider_options", {"device_id": "0"})), []
+        if op == "debug" and self.test_hooks:
+            return self.debug(header.get("action")), []
+        raise ValueError(f"unknown request {op!r}")
+
+    def hello(self, probe_device=True) -> dict:
+        info = {"op": "hello", "protocol": protocol.VERSION, "pid": os.getpid(),
+                "python": sys.version.split()[0], "platform": sys.platform, "machine": platform.machine(),
+                "executable": sys.executable, "numpy": np.__version__,
+                "onnxruntime": self.ort.__version__, "providers": self.ort.get_available_providers()}
+        started = time.perf_counter()
+        info.update(devinfo.describe(self.ort, probe_device=probe_device))
+        info["probe_seconds"] = round(time.perf_counter() - started, 3)
+        return info
+
+    def batch(self, header: dict, buffers: list):
+        reply = {"op": "batch", "id": header.get("id"), "sessions": {}, "runs": []}
+        out = protocol.Buffers()
+        created_before = self.sessions_created
+        for spec in header.get("sessions", []):
+            reply["sessions"][spec["key"]] = self.create(spec, buffers[spec["model"]])
+        for run in header.get("runs", []):
+            reply["runs"].append(self.run(run, buffers, out))
+        reply["sessions_created"] = self.sessions_created - created_before
+        return reply, out.items
+
+    # -- sessions ---------------------------------------------------------------------------------
+    def create(self, spec: dict, model: bytes) -> dict:
+        ort = self.ort
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        if spec.get("sequential_no_mem_pattern"):
+            options.enable_mem_pattern = False
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        for key, value in spec.get("config", {}).items():
+            options.add_session_config_entry(key, str(value))
+        if spec.get("profile", True):
+            options.enable_profiling = True
+            options.profile_file_prefix = os.path.join(self.profile_dir, f"s{self.sessions_created}")
+        provider = spec["provider"]
+        started = time.perf_counter()
+        self.sessions_created += 1
+        try:
+            session = ort.InferenceSession(model, options,
+                                           providers=[(provider, dict(spec.get("provider_options", {})))])
+        except Exception as error:  # onnxruntime raises its own Fail/InvalidArgument/... types
+            return {"ok": False, "error": _one_line(error), "seconds": _since(started)}
+        seconds = _since(started)
+        providers = session.get_providers()
+        if providers[0] != provider:
+            # The Python wrapper retried on another provider ("EP Error ... Falling back").
+            return {"ok": False, "fallback": True, "providers": providers, "seconds": seconds,
+                    "error": f"session came up on {providers} instead of {provider}"}
+        if hasattr(session, "disable_fallback"):
+            session.disable_fallback()
+        self.sessions[spec["key"]] = Session(session, provider, bool(spec.get("profile", True)))
+        return {"ok": True, "providers": providers, "seconds": seconds}
+
+    def run(self, run: dict, buffers: list, out: protocol.Buffers) -> dict:
+        entry = self.sessions.get(run.get("session"))
+        if entry is None:
+            return {"ok": False, "error": f"no session {run.get('session')!r} in this worker"}
+        feeds = {}
+        for name, dtype in entry.inputs.items():
+            if name in run.get("feeds", {}):
+                feeds[name] = protocol.take(run["feeds"][name], buffers)
+            else:
+                feeds[name] = entry.last_feed.get(name)
+                if feeds[name] is None:
+                    feeds[name] = np.zeros(1, dtype=dtype)
+        entry.last_feed.update(feeds)
+        fetch = list(run.get("fetch") or entry.outputs)
+        names = entry.outputs if entry.profiled else fetch  # the first run runs (and proves) every node
+        started = time.perf_counter()
+        try:
+            values = entry.session.run(names, feeds)
+        except Exception as error:
+            return {"ok": False, "error": _one_line(error), "seconds": _since(started)}
+        result = {"ok": True, "seconds": _since(started),
+                  "outputs": {n: out.put(v) for n, v in zip(names, values) if n in fetch}}
+        if entry.profiled:
+            entry.profiled = False
+            result["placement"] = self.placement(entry.session)
+        return result
+
+    def placement(self, session) -> dict:
+        """Node name -> provider, from the session's profile (ended here)."""
+        path = session.end_profiling()
+        try:
+            with open(path, encoding="utf-8") as handle:
+                events = json.load(handle)
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        placement = {}
+        for event in events:
+            args = event.get("args", {})
+            if event.get("cat") == "Node" and "provider" in args:
+                name = event["name"].removesuffix("_kernel_time")
+                if not name.endswith(("_fence_before", "_fence_after")):
+                    placement[name] = args["provider"]
+        return placement
+
+    # -- test hooks -------------------------------------------------------------------------------
+    def debug(self, action):
+        if action == "hang":
+            while True:
+                time.sleep(60)
+        if action == "exit":
+            os._exit(17)
+        if action == "crash":  # a native access violation, as a broken driver would give
+            import ctypes
+            ctypes.string_at(0)
+        if action == "garbage":
+            return {"op": "garbage"}  # the server turns this into bytes that are not a frame
+        return {"op": "debug", "unknown": action}
+
+
+def selfcheck(engine: Engine, provider: str, provider_options: dict) -> dict:
+    """Create one session of onnxmini's two-node model on the provider, run it, check the numbers
+    (exact), that nothing is all zeros, and that every node ran on the provider."""
+    spec = {"key": "__selfcheck__", "provider": provider, "provider_options": provider_options,
+            "config": {} if provider == "CPUExecutionProvider" else {"session.disable_cpu_ep_fallback": "1"},
+            "sequential_no_mem_pattern": True,
+            "profile": True}
+    result = {"op": "selfcheck", "ok": False, "provider": provider}
+    created = engine.create(spec, onnxmini.selfcheck_model())
+    result["create"] = created
+    if not created["ok"]:
+        result["problem"] = "session creation failed: " + created["error"]
+        return result
+    buffers = protocol.Buffers()
+    refs = {name: buffers.put(value) for name, value in onnxmini.SELFCHECK_FEEDS.items()}
+    out = protocol.Buffers()
+    ran = engine.run({"session": spec["key"], "feeds": refs}, buffers.items, out)
+    engine.sessions.pop(spec["key"], None)
+    if not ran["ok"]:
+        result["problem"] = "run failed: " + ran["error"]
+        return result
+    problems = []
+    for name, expected in onnxmini.SELFCHECK_EXPECTED.items():
+        actual = protocol.take(ran["outputs"][name], out.items)
+        result[name] = actual.astype(np.float64).tolist()
+        if not np.any(actual):
+            problems.append(f"{name} is all zeros (the silent failure of an old Vulkan driver)")
+        elif actual.dtype != expected.dtype or not np.array_equal(actual, expected):
+            problems.append(f"{name} = {actual.tolist()}, expected {expected.tolist()}")
+    placement = ran.get("placement", {})
+    result["placement"] = placement
+    foreign = {n: p for n, p in placement.items() if p != provider}
+    if foreign or not placement:
+        problems.append(f"nodes outside {provider}: {foreign or 'the profile shows no node'}")
+    result["ok"] = not problems
+    result["problem"] = "; ".join(problems)
+    return result
+
+
+def _numpy_type(onnx_type: str):
+    names = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(double)": np.float64,
+             "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(int32)": np.int32,
+             "tensor(int64)": np.int64, "tensor(uint8)": np.uint8, "tensor(uint16)": np.uint16,
+             "tensor(uint32)": np.uint32, "tensor(uint64)": np.uint64, "tensor(bool)": np.bool_}
+    return names.get(onnx_type, np.float32)
+
+
+def _one_line(error) -> str:
+    return " ".join(str(error).split())[:2000]
+
+
+def _since(started) -> float:
+    return round(time.perf_counter() - started, 6)

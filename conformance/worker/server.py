@@ -1,0 +1,105 @@
+"""The worker process: connects back to the harness, says hello, then serves requests until told
+to exit or the harness goes away.
+
+    python -m conformance.worker --connect 127.0.0.1:PORT --token T [--log FILE]
+    python.exe <copy>\\dmlc_worker\\__main__.py ...        (Windows Python under Wine)
+    ... --self-check OUT.json                               (no socket: check the provider, write JSON)
+
+Under Wine the process's stdout is a pseudo-terminal that nobody reads: everything worth
+reading goes over the socket, and diagnostics go to --log (the harness shows its tail when
+the worker dies).
+"""
+import argparse
+import faulthandler
+import json
+import socket
+import sys
+import time
+import traceback
+
+from . import protocol
+
+GARBAGE = b"\x00\xffthis is not a frame\r\n" * 4
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="dmlc-worker")
+    parser.add_argument("--connect", help="HOST:PORT of the harness")
+    parser.add_argument("--token", default="", help="echoed in the hello, so the harness knows its worker")
+    parser.add_argument("--log", help="diagnostics file (stdout and stderr go there too)")
+    parser.add_argument("--no-device-probe", action="store_true", help="skip the DXGI/D3D12 queries")
+    parser.add_argument("--self-check", metavar="OUT_JSON", help="check the provider and exit")
+    parser.add_argument("--provider", default="DmlExecutionProvider")
+    args = parser.parse_args(argv)
+    log = _open_log(args.log)
+    if args.self_check:
+        return _self_check(args, log)
+    if not args.connect:
+        parser.error("--connect or --self-check is required")
+    host, _, port = args.connect.rpartition(":")
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    sock.settimeout(None)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        from .engine import Engine
+        engine = Engine()
+        hello = engine.hello(probe_device=not args.no_device_probe)
+    except BaseException as error:
+        protocol.send(sock, {"op": "hello", "ok": False, "token": args.token,
+                             "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()})
+        return 2
+    protocol.send(sock, dict(hello, ok=True, token=args.token))
+    print(f"worker ready: onnxruntime {hello['onnxruntime']}, DirectML.dll {hello.get('directml_dll')}",
+          file=log, flush=True)
+    return serve(sock, engine, log)
+
+
+def serve(sock, engine, log) -> int:
+    while True:
+        try:
+            header, buffers = protocol.recv(sock)
+        except protocol.PeerClosed:
+            return 0
+        started = time.perf_counter()
+        try:
+            reply, out = engine.handle(header, buffers)
+        except Exception as error:
+            print(traceback.format_exc(), file=log, flush=True)
+            reply, out = {"op": "error", "id": header.get("id"),
+                          "error": f"{type(error).__name__}: {error}"}, []
+        if reply.get("op") == "garbage":
+            sock.sendall(GARBAGE)
+            continue
+        reply["worker_seconds"] = round(time.perf_counter() - started, 6)
+        protocol.send(sock, reply, out)
+        if header.get("op") == "batch":
+            print(f"batch {header.get('id')}: {len(header.get('sessions', []))} sessions, "
+                  f"{len(header.get('runs', []))} runs, {reply['worker_seconds']:.3f} s", file=log, flush=True)
+        if header.get("op") == "exit":
+            return 0
+
+
+def _self_check(args, log) -> int:
+    from .engine import Engine, selfcheck
+    result = {"ok": False}
+    try:
+        engine = Engine()
+        result["hello"] = engine.hello()
+        result.update(selfcheck(engine, args.provider, {"device_id": "0"}
+                                if args.provider == "DmlExecutionProvider" else {}))
+    except BaseException as error:
+        result["problem"] = f"{type(error).__name__}: {error}"
+        result["traceback"] = traceback.format_exc()
+    with open(args.self_check, "w", encoding="utf-8") as handle:
+        json.dump(result, handle, indent=1, default=str)
+    print(json.dumps(result, default=str), file=log, flush=True)
+    return 0 if result.get("ok") else 1
+
+
+def _open_log(path):
+    if not path:
+        return sys.stderr
+    log = open(path, "a", buffering=1, encoding="utf-8", errors="replace")
+    sys.stdout = sys.stderr = log
+    faulthandler.enable(log)
+    return log

