@@ -1,0 +1,236 @@
+"""The dml-direct worker's engine: cases in, DirectML outputs (or typed refusals) out.
+
+It has the shape the Wine lane's worker loop expects of an engine (conformance.worker.server.serve):
+hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same frames
+(conformance.worker.protocol). Requests:
+
+  {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
+  {"op": "run", "cases": [{"id", "op", "dtype", "shape", "params", "in_place", "input": array ref}]}
+                    -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}]}
+                       status: ok | unsupported (the device refused the description: its HRESULT)
+                       | error (anything else, a removed device included: the device is rebuilt)
+  {"op": "debug", "action": "remove_device"}  (DMLC_WORKER_TEST_HOOKS=1 only) -> ID3D12Device5::RemoveDevice
+  {"op": "exit"}
+
+Options come in the hello of the backend's command line (see worker.py): adapter (DXGI index, the
+device_id of ONNX Runtime's provider options), min_feature_level, dll, heap_descriptors, debug.
+"""
+import os
+import platform
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from conformance.dmldirect.describe import OperatorDescription
+from conformance.dmldirect.hresult import HResultError, describe
+
+OK, UNSUPPORTED, ERROR = "ok", "unsupported", "error"
+
+
+def _protocol():
+    from conformance.worker import protocol
+    return protocol
+
+
+class Engine:
+    def __init__(self, adapter=0, min_feature_level="1_0", dll=None, heap_descriptors=4096, debug=False,
+                 test_hooks=None, log=None):
+        self.options = {"adapter": None if adapter in (None, "", "default") else int(adapter),
+                        "min_feature_level": str(min_feature_level).upper().replace("DML_FEATURE_LEVEL_", "")
+                        .replace(".", "_"), "dll": dll, "heap_descriptors": int(heap_descriptors),
+                        "debug": bool(debug)}
+        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
+        self.log = log or (lambda message: None)
+        self.device = None
+        self.cache = {}            # description key -> Compiled, or HResultError (a refusal, kept)
+        self.operators_compiled = 0
+        self.devices_created = 0
+        self.device_losses = []    # what each lost device said
+        self.refusals = 0
+        self._open()
+
+    # -- device life ------------------------------------------------------------------------------
+    def _open(self):
+        from conformance.dmldirect.runtime import Device
+        options = self.options
+        self.device = Device(adapter_index=options["adapter"], min_feature_level=options["min_feature_level"],
+                             dll_path=options["dll"], heap_descriptors=options["heap_descriptors"],
+                             debug=options["debug"], log=self.log)
+        self.devices_created += 1
+        self.cache = {}
+
+    def _recover(self, error) -> str:
+        """After a lost device: say why, drop everything built on it, make a new one."""
+        reason = str(error)
+        try:
+            d3d, dml = self.device.removed_reason()
+            reason += f"; GetDeviceRemovedReason: D3D12 {describe(d3d)}, DirectML {describe(dml)}"
+        except Exception as detail:  # the device may be past answering
+            reason += f"; GetDeviceRemovedReason unavailable ({type(detail).__name__})"
+        self.device_losses.append(reason)
+        self.log(f"device lost: {reason}; recreating")
+        try:
+            self.device.close()
+        except Exception:
+            pass
+        self._open()
+        return reason
+
+    # -- requests ---------------------------------------------------------------------------------
+    def hello(self, probe_device=True) -> dict:
+        device = self.device
+        info = {"op": "hello", "kind": "dml-direct", "python": platform.python_version(),
+                "platform": platform.platform(), "numpy": np.__version__, "pid": os.getpid(),
+                "directml_dll": device.dll_path, "directml_dll_version": _file_version(device.dll_path),
+                "adapter": device.adapter_info, "adapters": _adapter_list(),
+                "feature_level_max": device.feature_level_max, "min_feature_level": device.min_feature_level,
+                "data_types": device.data_types, "descriptor_heap": device.heap_size,
+                "timings": {k: round(v, 4) for k, v in device.timings.items()}}
+        return info
+
+    def handle(self, header: dict, buffers: list):
+        op = header.get("op")
+        if op == "hello":
+            return self.hello(), []
+        if op == "run":
+            return self.run(header, buffers)
+        if op == "exit":
+            return {"op": "exit", "stats": self.stats()}, []
+        if op == "debug" and self.test_hooks:
+            return self.debug(header), []
+        return {"op": "error", "error": f"unknown request {op!r}"}, []
+
+    def stats(self) -> dict:
+        device = self.device
+        return {"operators_compiled": self.operators_compiled, "devices_created": self.devices_created,
+                "device_losses": self.device_losses, "refusals": self.refusals,
+                "submissions": device.submissions if device else None,
+                "dispatches": device.dispatches if device else None}
+
+    def debug(self, header):
+        action = header.get("action")
+        if action == "remove_device":
+            return {"op": "debug", "action": action, **self.device.remove_device()}
+        if action == "crash":
+            import ctypes
+            ctypes.string_at(0)
+        return {"op": "debug", "error": f"unknown action {action!r}"}
+
+    def run(self, header, buffers):
+        protocol = _protocol()
+        out = protocol.Buffers()
+        cases = header.get("cases", [])
+        results = [None] * len(cases)
+        pending = []  # (index, Compiled, bytes, in_place)
+        started = time.perf_counter()
+        for index, case in enumerate(cases):
+            try:
+                x = protocol.take(case["input"], buffers)
+                description = OperatorDescription(case["op"], case["dtype"], case["shape"], case["params"])
+            except Exception as error:
+                results[index] = {"status": ERROR, "message": f"bad case: {type(error).__name__}: {error}"}
+                continue
+            if tuple(x.shape) != description.shape or x.dtype.name != case["dtype"]:
+                results[index] = {"status": ERROR, "message": f"input {x.dtype}{list(x.shape)} does not match "
+                                                              f"the case's {case['dtype']}{list(description.shape)}"}
+                continue
+            compiled, result = self._compiled(description)
+            if result is not None:
+                results[index] = result
+                continue
+            if x.size == 0:
+                results[index] = {"status": OK, "output": out.put(x.copy()), "fields": description.fields(),
+                                  "message": "DirectML accepted the empty tensor's description; nothing to dispatch"}
+                continue
+            pending.append((index, compiled, np.ascontiguousarray(x).tobytes(), bool(case.get("in_place"))))
+        compiled_seconds = time.perf_counter() - started
+        self._execute(pending, cases, results, out)
+        for index, result in enumerate(results):
+            result["id"] = cases[index].get("id")
+        return {"op": "run", "results": results, "stats": self.stats(),
+                "compile_seconds": round(compiled_seconds, 6)}, out.items
+
+    def _compiled(self, description):
+        """(Compiled, None), or (None, result) where the device refused the description."""
+        key = description.key
+        entry = self.cache.get(key)
+        fields = description.fields()
+        if entry is None:
+            try:
+                entry = self.device.compile(description)
+                self.operators_compiled += 1
+            except HResultError as error:
+                if error.device_lost:
+                    reason = self._recover(error)
+                    return None, {"status": ERROR, "message": f"device removed while compiling: {reason}",
+                                  "hresult": describe(error.hr), "fields": fields}
+                entry = error
+                self.refusals += 1
+            self.cache[key] = entry
+        if isinstance(entry, HResultError):
+            status = UNSUPPORTED if entry.refusal else ERROR
+            empty = " (a dimension of size 0)" if 0 in description.shape else ""
+            return None, {"status": status, "hresult": describe(entry.hr), "fields": fields,
+                          "message": f"{entry.what} refused the description{empty}: {describe(entry.hr)}"}
+        return entry, None
+
+    def _execute(self, pending, cases, results, out):
+        if not pending:
+            return
+        try:
+            outputs = self.device.execute([(c, data, in_place) for _, c, data, in_place in pending])
+        except HResultError as error:
+            if not error.device_lost:
+                for index, _, _, _ in pending:
+                    results[index] = {"status": ERROR, "message": f"execution failed: {error}",
+                                      "hresult": describe(error.hr)}
+                return
+            reason = self._recover(error)
+            if len(pending) == 1:
+                index = pending[0][0]
+                results[index] = {"status": ERROR, "hresult": describe(error.hr),
+                                  "message": f"device removed while executing this case: {reason}"}
+                return
+            # Which case took the device down? Run them one at a time on the new device.
+            for index, _, data, in_place in pending:
+                case = cases[index]
+                description = OperatorDescription(case["op"], case["dtype"], case["shape"], case["params"])
+                compiled, result = self._compiled(description)
+                if result is not None:
+                    results[index] = result
+                    continue
+                self._execute([(index, compiled, data, in_place)], cases, results, out)
+            return
+        except Exception as error:
+            text = f"{type(error).__name__}: {error}"
+            self.log(traceback.format_exc())
+            for index, _, _, _ in pending:
+                results[index] = {"status": ERROR, "message": f"execution failed: {text}"}
+            return
+        for (index, compiled, _, _), raw in zip(pending, outputs):
+            case = cases[index]
+            count = int(np.prod(case["shape"], dtype=np.int64))
+            y = np.frombuffer(raw, dtype=case["dtype"], count=count).reshape(case["shape"])
+            results[index] = {"status": OK, "output": out.put(y), "fields": compiled.fields}
+
+
+def _file_version(path):
+    try:
+        from conformance.worker.devinfo import file_version
+        return file_version(path)
+    except Exception:
+        return None
+
+
+def _adapter_list():
+    try:
+        from conformance.dmldirect.runtime import adapters
+        return [info for _, _, info in adapters()]
+    except Exception as error:
+        return [f"enumeration failed: {type(error).__name__}: {error}"]
+
+
+if __name__ == "__main__":  # pragma: no cover - run through worker.py
+    sys.exit("use conformance/dmldirect/worker.py")
