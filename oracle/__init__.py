@@ -36,20 +36,35 @@ def _normalise(op: str) -> str:
 
 def reference(op: str, x: np.ndarray, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
     """The unrounded result: float64 for float targets, exact integers where possible."""
+    with np.errstate(all="ignore"):
+        return bind(op, dtype, nan_rule=nan_rule, **params)(x)
+
+
+def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
+    """reference() with its operator and parameters resolved once: a function of x alone.
+
+    The acceleration layer (conformance/fast.py) calls it once per chunk; it
+    runs the same operator function on the same float64 values as reference().
+    It does not set numpy's error state: callers that want silence wrap it in
+    np.errstate(all="ignore"), as reference() does.
+    """
     name = _normalise(op)
     function, defaults = OPERATORS[name]
     unknown = set(params) - set(defaults)
     if unknown:
         raise TypeError(f"{name} has no parameter(s) {', '.join(sorted(unknown))}; "
                         f"it has {', '.join(defaults) or 'none'}")
-    arguments = {**defaults, **params}
-    x = np.asarray(x)
-    if x.dtype.kind not in "iu" or name not in NEEDS_DTYPE or params.get("ScaleBias"):
-        x = x.astype(np.float64)
+    arguments = {**defaults, **params, "nan_rule": nan_rule}
+    keep_integers = name in NEEDS_DTYPE and not params.get("ScaleBias")
     if name in NEEDS_DTYPE:
         arguments["dtype"] = str(np.dtype(dtype))
-    with np.errstate(all="ignore"):
-        return function(x, nan_rule=nan_rule, **arguments)
+
+    def bound(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        if x.dtype.kind not in "iu" or not keep_integers:
+            x = x.astype(np.float64)
+        return function(x, **arguments)
+    return bound
 
 
 def evaluate(op: str, x: np.ndarray, dtype: str, **params) -> np.ndarray:

@@ -1,0 +1,286 @@
+"""The acceleration layer: the same verdicts as runner.expected_for + compare.compare, sooner.
+
+Nothing here has a formula of its own. The oracle stays oracle/<op>.py, in
+float64, rounded once; this layer only decides *how* it is evaluated and how
+the comparison is summarised:
+
+- chunks: a large tensor is verified in chunks of CHUNK elements, so that the
+  oracle's float64 temporaries stay in the core's cache, and the chunks are
+  shared out over `jobs` threads (numpy and the numba kernels release the GIL);
+- float16 lookup tables: a float16 input has 65,536 possible values, so for a
+  large float16 case (or one whose table is already built) the oracle is
+  evaluated once on every value and the case's reference values are gathered;
+- a fast comparison: a compiled one-pass summary (fast_kernels.float_stats)
+  that is only trusted when nothing mismatches; a chunk with a mismatch goes
+  through compare.compare, the full analysis (flushing, worst elements);
+- memoised f(+0), f(-0) per operator, data type and parameters.
+
+Every path gives the Comparison that compare.compare gives on the whole tensor,
+field for field (tests/test_speed_equivalence.py checks it, and
+tests/test_speed_runs.py runs the default cases both ways and compares records).
+"""
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+import oracle
+from conformance import fast_kernels
+from conformance.compare import WORST_SHOWN, Comparison, _element, compare
+
+CHUNK = 1 << 14  # elements per oracle call: float64 temporaries of 128 KiB stay in L2
+PARALLEL_MIN = 1 << 17  # below this, one thread verifies the whole tensor
+SMALL_F16_TABLE = 1 << 12  # float16 cases at least this large build the operator's table
+TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
+# Operators whose oracle maps each element on its own (no reduction, no neighbour):
+# only these may be chunked or tabulated. A new operator joins after a look at its formula.
+ELEMENTWISE = frozenset({"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP",
+                         "ELEMENT_WISE_CONSTANT_POW"})
+_FLOATS = (np.dtype("float32"), np.dtype("float16"))
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _tune_malloc():
+    """glibc returns freed 128 KiB blocks to the kernel and faults them in again on the next
+    chunk; keep them (the harness's own RSS grows by a few MiB at most)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    libc.mallopt(m_mmap_threshold, 4 << 20)
+    libc.mallopt(m_trim_threshold, 64 << 20)
+
+
+class Tally:
+    """Adds up the Comparisons of a tensor's chunks into the Comparison of the whole tensor."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+        self.elements = self.mismatches = self.nan_mismatches = self.flushed = 0
+        self.max_ulp = 0
+        self.max_fractional = None
+        self.histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+        self.histogram_nan = self.histogram_flushed = 0
+        self.candidates = []  # (key, flat position, element dict) of the worst so far
+        self.problem = None
+
+    def add_fast(self, count, max_distance, fraction_bits, histogram):
+        """A chunk with no mismatch, summarised by fast_kernels.float_stats."""
+        self.elements += count
+        self.max_ulp = max(self.max_ulp, int(max_distance))
+        if fraction_bits >= 0:
+            fraction = float(np.int64(fraction_bits).view(np.float64))
+            self.max_fractional = fraction if self.max_fractional is None else max(self.max_fractional,
+                                                                                     fraction)
+        self.histogram += histogram
+
+    def add(self, offset, part: Comparison):
+        """A chunk's Comparison from compare.compare on its flat elements."""
+        if part.problem:
+            self.problem = part.problem
+        self.elements += part.elements
+        self.mismatches += part.mismatches
+        self.nan_mismatches += part.nan_mismatches
+        self.flushed += part.flushed
+        self.max_ulp = max(self.max_ulp, part.max_ulp)
+        if part.max_fractional_ulp is not None:
+            self.max_fractional = part.max_fractional_ulp if self.max_fractional is None else max(
+                self.max_fractional, part.max_fractional_ulp)
+        if part.histogram:
+            for low, _, count in part.histogram["bins"]:
+                self.histogram[int(low).bit_length()] += count
+            self.histogram_nan += part.histogram["nan"]
+            self.histogram_flushed += part.histogram["flushed"]
+        for item in part.worst:
+            position = offset + item["index"][0]
+            key = np.iinfo(np.int64).max if item["ulp"] == "nan" else item["ulp"]
+            self.candidates.append((key, position, item))
+        if len(self.candidates) > 4 * WORST_SHOWN:
+            self._trim()
+
+    def _trim(self):
+        # compare._summarise: NaN mismatches first, then larger distances, then earlier positions.
+        self.candidates.sort(key=lambda c: (-c[0], c[1]))
+        del self.candidates[WORST_SHOWN:]
+
+    def result(self) -> Comparison:
+        if self.problem:
+            return Comparison(self.elements, mismatches=self.elements, problem=self.problem)
+        self._trim()
+        worst = []
+        for _, position, item in self.candidates:
+            index = [int(i) for i in np.unravel_index(position, self.shape)] if self.shape else []
+            worst.append({**item, "index": index})
+        bins = [[0, 0, int(n)] if k == 0 else [1 << (k - 1), (1 << k) - 1, int(n)]
+                for k, n in enumerate(self.histogram) if n]
+        histogram = {"bins": bins, "nan": self.histogram_nan, "flushed": self.histogram_flushed}
+        return Comparison(elements=self.elements, mismatches=self.mismatches,
+                          nan_mismatches=self.nan_mismatches, flushed=self.flushed, max_ulp=self.max_ulp,
+                          max_fractional_ulp=self.max_fractional, worst=worst, histogram=histogram)
+
+
+class _Float16Table:
+    """The oracle on all 65,536 float16 values, for one operator and parameter set."""
+
+    def __init__(self, op, params):
+        every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+        self.reference = oracle.reference(op, every, "float16", **params)
+        self.expected = oracle.round_to(self.reference, "float16")
+
+
+class Verifier:
+    """Judges device outputs against the oracle; `jobs` threads share large tensors.
+
+    check(case, x, actual) -> Comparison, identical to
+    compare(x, *runner.expected_for(case, x), ...) as runner.judge calls it.
+    """
+
+    def __init__(self, jobs: int = 1, chunk: int = CHUNK):
+        self.jobs = max(1, int(jobs))
+        self.chunk = int(chunk)
+        self.fast = fast_kernels.AVAILABLE
+        self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
+        self._zeros, self._tables, self._bound = {}, {}, {}
+        self._lock = threading.Lock()
+        if self.fast:
+            _tune_malloc()
+            fast_kernels.warm_up()
+
+    def close(self):
+        if self._pool:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- what runner.expected_for gives, memoised where it can be ----------------------------
+
+    @staticmethod
+    def _key(case):
+        return (case.op, case.dtype, case.nan_rule, repr(sorted(case.params.items())))
+
+    def zeros(self, case):
+        """(f(+0), f(-0)) in the target type, as runner.expected_for computes them."""
+        key = self._key(case)
+        if key not in self._zeros:
+            signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
+            self._zeros[key] = tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **case.oracle_params()))
+        return self._zeros[key]
+
+    def _reference_function(self, case):
+        key = self._key(case)
+        if key not in self._bound:
+            self._bound[key] = oracle.bind(case.op, case.dtype, **case.oracle_params())
+        return self._bound[key]
+
+    def _table(self, case, build: bool):
+        key = self._key(case)
+        with self._lock:
+            table = self._tables.get(key)
+            if table is None and build:
+                table = _Float16Table(case.op, case.oracle_params())
+                if len(self._tables) >= TABLE_CACHE:
+                    self._tables.pop(next(iter(self._tables)))
+                self._tables[key] = table
+        return table
+
+    # -- judging --------------------------------------------------------------------------
+
+    def accelerated(self, case, x, actual) -> bool:
+        return (self.fast and case.op in ELEMENTWISE and np.dtype(case.dtype) in _FLOATS
+                and isinstance(actual, np.ndarray) and actual.dtype == np.dtype(case.dtype)
+                and actual.shape == x.shape and x.dtype == actual.dtype and x.size > 0)
+
+    def check(self, case, x, actual) -> Comparison:
+        x = np.asarray(x)
+        if not self.accelerated(case, x, actual):
+            return self._plain(case, x, actual)
+        tally = Tally(x.shape, case.dtype)
+        self.add_chunk(tally, case, x.reshape(-1), np.ascontiguousarray(actual).reshape(-1), 0)
+        return tally.result()
+
+    def _plain(self, case, x, actual) -> Comparison:
+        """The unaccelerated path, exactly runner.expected_for + compare."""
+        params = case.oracle_params()
+        reference = oracle.reference(case.op, x, case.dtype, **params)
+        expected = oracle.round_to(reference, case.dtype)
+        is_float = np.dtype(case.dtype).kind == "f"
+        zeros = self.zeros(case) if is_float else None
+        return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
+                       reference if is_float else None)
+
+    def add_chunk(self, tally: Tally, case, x, actual, offset: int):
+        """Verify flat x/actual (elements offset.. of the case) into tally, over the threads."""
+        n = x.size
+        table = None
+        if case.dtype == "float16":
+            table = self._table(case, build=n >= SMALL_F16_TABLE)
+        if self._pool is None or n < PARALLEL_MIN:
+            parts = [self._span(case, x, actual, offset, 0, n, table)]
+        else:
+            step = -(-n // (self.jobs * 4))
+            step = -(-step // self.chunk) * self.chunk
+            futures = [self._pool.submit(self._span, case, x, actual, offset, start, min(start + step, n), table)
+                       for start in range(0, n, step)]
+            parts = [future.result() for future in futures]
+        for part in parts:
+            for kind, *payload in part:
+                if kind == "fast":
+                    tally.add_fast(*payload)
+                else:
+                    tally.add(*payload)
+
+    def _span(self, case, x, actual, offset, start, stop, table):
+        """Elements start..stop of the flat chunk -> list of partial results, in order."""
+        dtype = np.dtype(case.dtype)
+        bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[dtype]
+        function = self._reference_function(case)
+        scratch = np.empty(self.chunk, dtype=np.uint8)
+        histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+        parts = []
+        totals = [0, 0, -1]  # elements, max distance, max fractional bits of the fast chunks
+        with np.errstate(all="ignore"):
+            for begin in range(start, stop, self.chunk):
+                end = min(begin + self.chunk, stop)
+                xs, actual_s = x[begin:end], actual[begin:end]
+                if table is not None:
+                    codes = xs.view(np.uint16)
+                    reference = table.reference[codes]
+                    expected = table.expected[codes]
+                else:
+                    reference = function(xs)
+                    expected = reference.astype(dtype)
+                actual_values = actual_s if dtype == np.float32 else actual_s.astype(np.float32)
+                local = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+                bad, max_distance, fraction_bits = fast_kernels.float_stats(
+                    expected.view(bits), actual_s.view(bits), actual_values, reference, case.tolerance,
+                    mask, inf, digits, low, local, scratch)
+                if bad:
+                    # Something is out of tolerance here: the full analysis, on this chunk only.
+                    parts.append(("full", offset + begin,
+                                  compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
+                                          self.zeros(case), reference)))
+                else:
+                    histogram += local
+                    totals[0] += end - begin
+                    totals[1] = max(totals[1], max_distance)
+                    totals[2] = max(totals[2], fraction_bits)
+        if totals[0]:
+            parts.append(("fast", totals[0], totals[1], totals[2], histogram))
+        return parts
+
+
+__all__ = ["Verifier", "Tally", "CHUNK", "ELEMENTWISE", "usable_cpus"]

@@ -1,0 +1,142 @@
+"""The acceleration layer gives compare.compare's Comparison, field for field.
+
+Each test builds device outputs that are right, slightly wrong, very wrong, NaN
+where a number is due, flushed, or zero, and checks fast.Verifier.check against
+the plain path (runner.expected_for + compare.compare) on the same tensors,
+across chunk boundaries, thread counts and the float16 tables.
+"""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import oracle
+from conformance import fast, fast_kernels, inputs, runner
+from conformance.case import Case
+from conformance.compare import compare
+from conformance.ulp import is_subnormal
+
+pytestmark = pytest.mark.skipif(not fast_kernels.AVAILABLE, reason="numba is not installed")
+
+OPERATORS = [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ACTIVATION_CELU", {"Alpha": 0.5}),
+             ("ACTIVATION_SCALED_ELU", {"Alpha": 1.6732, "Gamma": 1.0507}),
+             ("ELEMENT_WISE_CLIP", {"Min": -1.5, "Max": 2.0, "ScaleBias": None}),
+             ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": 2.5, "ScaleBias": None}),
+             ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": -3.0, "ScaleBias": None})]
+
+
+def make_case(op, params, dtype, shape, tolerance=2, flush_allowed=True, nan_rule="d3d"):
+    return Case(id=f"{op}/{dtype}/test", op=op, dtype=dtype, shape=tuple(shape), params=dict(params),
+                generator={"kind": "uniform"}, required_level="1_0", tolerance=tolerance,
+                flush_allowed=flush_allowed, nan_rule=nan_rule)
+
+
+def plain(case, x, actual):
+    expected, reference, zeros = runner.expected_for(case, x)
+    return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference)
+
+
+def tensor(dtype, shape, seed):
+    """Uniform values with every special value sprinkled in."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-12, 12, size=shape).astype(dtype)
+    flat = x.reshape(-1)
+    specials = inputs.float_specials(dtype)
+    where = rng.choice(flat.size, size=min(flat.size, 3 * len(specials)), replace=False)
+    flat[where] = np.resize(np.array(specials, dtype=dtype), where.size)
+    return x
+
+
+def devices(expected, rng):
+    """name -> an output: exact, within tolerance, a few far off, NaN faults, flushed, zero."""
+    bits_type = np.uint32 if expected.dtype == np.float32 else np.uint16
+    flat = expected.reshape(-1)
+    out = {"exact": expected.copy()}
+    near = flat.copy()
+    finite = np.isfinite(near) & (np.abs(near) < np.finfo(near.dtype).max / 2) & (near != 0)
+    near.view(bits_type)[finite] += rng.integers(0, 3, size=int(finite.sum())).astype(bits_type)
+    out["near"] = near.reshape(expected.shape)
+    far = near.copy()
+    picks = rng.choice(np.flatnonzero(finite), size=min(25, int(finite.sum())), replace=False)
+    far.view(bits_type)[picks] += bits_type(200)
+    out["far"] = far.reshape(expected.shape)
+    nan = near.copy()
+    nan[picks[:7]] = np.nan
+    nan[np.isnan(flat)] = 1.0
+    out["nan"] = nan.reshape(expected.shape)
+    flushed = np.where(is_subnormal(flat), np.copysign(np.zeros_like(flat), flat), flat)
+    out["flushed"] = flushed.reshape(expected.shape)
+    out["zeros"] = np.zeros_like(expected)
+    return out
+
+
+def assert_same(fast_result, plain_result):
+    assert dataclasses.asdict(fast_result) == dataclasses.asdict(plain_result)
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("op,params", OPERATORS)
+def test_fast_verdicts_equal_the_plain_comparison(op, params, dtype, jobs):
+    rng = np.random.default_rng(7)
+    # sizes: small, several chunks with a ragged end, and past the parallel threshold
+    shapes = [(5,), (3, 7, 11), (fast.CHUNK * 2 + 17,), (2, fast.PARALLEL_MIN // 2 + 5)]
+    with fast.Verifier(jobs=jobs) as verifier:
+        for shape in shapes:
+            case = make_case(op, params, dtype, shape)
+            x = tensor(dtype, shape, seed=int(np.prod(shape)))
+            expected, _, _ = runner.expected_for(case, x)
+            for name, actual in devices(expected, rng).items():
+                assert_same(verifier.check(case, x, actual), plain(case, x, actual)), (shape, name)
+
+
+@pytest.mark.parametrize("flush_allowed", [True, False])
+@pytest.mark.parametrize("op,params", OPERATORS[:1] + OPERATORS[3:5])
+def test_every_float16_value_through_the_table(op, params, flush_allowed):
+    x = np.arange(1 << 16, dtype=np.uint16).view(np.float16).reshape(256, 256)
+    case = make_case(op, params, "float16", x.shape, tolerance=1, flush_allowed=flush_allowed)
+    expected, _, _ = runner.expected_for(case, x)
+    rng = np.random.default_rng(3)
+    with fast.Verifier(jobs=2) as verifier:
+        for name, actual in devices(expected, rng).items():
+            assert_same(verifier.check(case, x, actual), plain(case, x, actual))
+        assert verifier._tables, "a 65,536-element float16 case should have built a table"
+
+
+def test_propagate_nan_rule_and_non_float_types_take_the_plain_path():
+    case = make_case("ELEMENT_WISE_CLIP", {"Min": -3.0, "Max": 3.0, "ScaleBias": None}, "int32", (100,))
+    x = np.arange(-50, 50, dtype=np.int32)
+    actual = np.clip(x, -3, 4).astype(np.int32)
+    with fast.Verifier() as verifier:
+        assert not verifier.accelerated(case, x, actual)
+        assert_same(verifier.check(case, x, actual), plain(case, x, actual))
+    case = make_case("ELEMENT_WISE_CLIP", {"Min": -3.0, "Max": 3.0, "ScaleBias": None}, "float32", (64,),
+                     nan_rule="propagate")
+    x = tensor("float32", (64,), 1)
+    actual = np.where(np.isnan(x), x, oracle.evaluate(case.op, x, "float32", **case.oracle_params()))
+    with fast.Verifier() as verifier:
+        assert_same(verifier.check(case, x, actual), plain(case, x, actual))
+
+
+def test_wrong_shape_or_type_is_reported_as_compare_does():
+    case = make_case("ACTIVATION_CELU", {"Alpha": 1.0}, "float32", (4, 4))
+    x = tensor("float32", (4, 4), 2)
+    with fast.Verifier() as verifier:
+        for actual in (np.zeros((16,), np.float32), np.zeros((4, 4), np.float16)):
+            assert_same(verifier.check(case, x, actual), plain(case, x, actual))
+
+
+def test_worst_elements_are_merged_across_chunks_in_the_plain_order():
+    """Equal distances in different chunks: the earlier position comes first, as argsort's stable order."""
+    n = fast.CHUNK * 5
+    case = make_case("ELEMENT_WISE_CLIP", {"Min": -1e30, "Max": 1e30, "ScaleBias": None}, "float32", (5, n // 5),
+                     tolerance=0)
+    x = np.linspace(1, 2, n, dtype=np.float32).reshape(case.shape)
+    actual = x.copy().reshape(-1)
+    for position in range(3, n, n // 37):
+        actual.view(np.uint32)[position] += 5
+    actual[n - 1] = np.nan
+    with fast.Verifier(jobs=2) as verifier:
+        result = verifier.check(case, x, actual.reshape(case.shape))
+    assert_same(result, plain(case, x, actual.reshape(case.shape)))
+    assert result.worst[0]["ulp"] == "nan" and len(result.worst) == 10
