@@ -1,0 +1,411 @@
+"""`dml-direct`: each case's DirectML operator description, built field by field and executed by
+DirectML.dll itself (conformance.dmldirect, ctypes), with no ONNX Runtime in between.
+
+What it reaches that ONNX Runtime cannot: FLOAT16 CELU, the ScaleBias field of CLIP and
+CONSTANT_POW, tensors of their true rank 1 to 8 (the DirectML EP pads to 4-D), CLIP itself (ONNX
+Runtime uses CLIP1), in-place execution (the output bound to the input's buffer), a device created
+at any minimum feature level, and the device's own feature-level and data-type answers.
+
+The worker (conformance/dmldirect/worker.py) runs in the Windows Python: under Wine on Linux, in
+the lane that scripts/setup-dml-wine.sh provisions (its marker lane.json), or natively on Windows.
+It talks the dml-wine worker's frames over a loopback socket. One worker, one DirectML device, one
+descriptor heap and reusable buffers serve the whole run; a batch of cases is one submission.
+
+Provider options (--provider-option KEY=VALUE):
+  device_id=N            DXGI adapter index (default 0; 'default' lets D3D12 choose)
+  min_feature_level=L    DMLCreateDevice1's minimum level (default 1_0): certify a device created there
+  dll=PATH               another DirectML.dll (Windows path as the worker sees it)
+  timeout=SECONDS        per request (default 900)
+  debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
+"""
+import json
+import os
+import platform
+import secrets
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
+                                       BackendUnavailable, Outcome)
+
+REPO = Path(__file__).resolve().parents[2]
+WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
+DEFAULT_TIMEOUT = 900.0
+HELLO_TIMEOUT = 300.0
+OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors")
+
+
+def lane_home() -> Path:
+    """Where scripts/setup-dml-wine.sh puts the lane (the same rule as the script)."""
+    if os.environ.get("DML_WINE_HOME"):
+        return Path(os.environ["DML_WINE_HOME"])
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        return Path("/var/cache/dml-conformance")
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dml-conformance"
+
+
+def lane() -> dict:
+    """The Wine lane's marker (lane.json), or BackendUnavailable saying what is missing."""
+    marker = lane_home() / "lane.json"
+    if not marker.exists():
+        raise BackendUnavailable(f"dml-direct: no Wine lane at {lane_home()} (no lane.json); "
+                                 "provision it with: bash scripts/setup-dml-wine.sh")
+    info = json.loads(marker.read_text(encoding="utf-8"))
+    python = Path(info.get("python_dir", lane_home() / "python")) / "python.exe"
+    prefix = Path(info.get("prefix", lane_home() / "prefix"))
+    missing = [str(p) for p in (python, prefix) if not p.exists()]
+    if not _wine_binary():
+        missing.append("wine64 (Debian package wine64)")
+    if not shutil.which("Xvfb") and not os.environ.get("DISPLAY"):
+        missing.append("Xvfb (Debian package xvfb)")
+    if not shutil.which("script"):
+        missing.append("script (util-linux)")
+    if missing:
+        raise BackendUnavailable(f"dml-direct: the Wine lane at {lane_home()} is incomplete: missing "
+                                 + ", ".join(missing))
+    info["_python"], info["_prefix"] = str(python), str(prefix)
+    return info
+
+
+def available():
+    if sys.platform == "win32":
+        try:
+            import importlib.util
+            spec = importlib.util.find_spec("onnxruntime")
+            dll = Path(list(spec.submodule_search_locations)[0]) / "capi" / "DirectML.dll" if spec else None
+        except Exception:
+            dll = None
+        if os.environ.get("DML_DLL") or (dll and dll.exists()):
+            return True, "Windows: DirectML.dll of onnxruntime-directml, driven directly"
+        return False, "Windows without DirectML.dll (install onnxruntime-directml or set DML_DLL)"
+    try:
+        info = lane()
+    except BackendUnavailable as error:
+        return False, str(error)
+    return True, (f"Wine lane at {lane_home()}: DirectML.dll {info.get('directml_dll') or ''} on "
+                  f"{info.get('vulkan_device') or 'Vulkan'}")
+
+
+def _wine_binary():
+    for candidate in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _windows_path(path) -> str:
+    """A Linux path as Wine's Windows programs see it (drive Z: is the root)."""
+    return "Z:" + str(path).replace("/", "\\")
+
+
+class Xvfb:
+    """A private X server for Wine (its Vulkan path goes through the X11 driver)."""
+
+    def __init__(self, log_path):
+        read, write = os.pipe()
+        self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "640x480x24",
+                                         "-nolisten", "tcp"], pass_fds=(write,), stdout=open(log_path, "ab"),
+                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        os.close(write)
+        deadline = time.monotonic() + 30
+        data = b""
+        with os.fdopen(read, "rb", buffering=0) as pipe:
+            while not data.endswith(b"\n") and time.monotonic() < deadline:
+                chunk = pipe.read(16)
+                if not chunk:
+                    break
+                data += chunk
+        if not data.strip():
+            self.close()
+            raise BackendUnavailable(f"dml-direct: Xvfb did not start (see {log_path})")
+        self.display = ":" + data.decode().strip()
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+class DmlDirectBackend(Backend):
+    name = "dml-direct"
+
+    def __init__(self, name: str = "dml-direct", options: dict | None = None):
+        super().__init__()
+        options = dict(options or {})
+        unknown = set(options) - set(OPTIONS)
+        if unknown:
+            raise BackendUnavailable(f"dml-direct: unknown provider option(s) {', '.join(sorted(unknown))}; "
+                                     f"known: {', '.join(OPTIONS)}")
+        self.options = {"device_id": options.get("device_id", "0"),
+                        "min_feature_level": options.get("min_feature_level", "1_0"),
+                        "dll": options.get("dll"), "timeout": float(options.get("timeout", DEFAULT_TIMEOUT)),
+                        "debug_layer": options.get("debug_layer") in ("1", "true", True),
+                        "heap_descriptors": int(options.get("heap_descriptors", 4096))}
+        self.native = sys.platform == "win32"
+        self.lane = None if self.native else lane()
+        self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
+        self.xvfb = None
+        self.process = None
+        self.sock = None
+        self.hello = None
+        self.workers_started = 0
+        self.crashes = []
+        self._compiled_before = 0   # operators compiled by workers that are gone
+        self._last_stats = {}
+        self._start()
+
+    # -- the worker -------------------------------------------------------------------------------
+    def _command(self, port, token, log):
+        o = self.options
+        args = ["--connect", f"127.0.0.1:{port}", "--token", token, "--adapter", str(o["device_id"]),
+                "--min-feature-level", str(o["min_feature_level"]), "--heap-descriptors", str(o["heap_descriptors"])]
+        if o["dll"]:
+            args += ["--dll", o["dll"]]
+        if o["debug_layer"]:
+            args.append("--debug-layer")
+        if self.native:
+            return [sys.executable, str(WORKER), *args, "--log", str(log)], None
+        if self.xvfb is None and not os.environ.get("DML_DIRECT_DISPLAY"):
+            self.xvfb = Xvfb(self.workdir / "xvfb.log")
+        env = dict(os.environ, WINEPREFIX=self.lane["_prefix"], WINEARCH="win64", WINEDEBUG="-all",
+                   WINEDLLOVERRIDES="mscoree,mshtml=", LC_ALL="C.UTF-8",
+                   DISPLAY=os.environ.get("DML_DIRECT_DISPLAY") or self.xvfb.display)
+        icd = self.lane.get("vulkan_icd")
+        if icd:
+            env.update(VK_ICD_FILENAMES=icd, VK_DRIVER_FILES=icd)
+        windows = [_wine_binary(), self.lane["_python"], _windows_path(WORKER), *args, "--log", _windows_path(log)]
+        # Windows Python under Wine dies when stdout is a pipe or a file: give it a pseudo-terminal.
+        return ["script", "-qec", " ".join(shlex.quote(a) for a in windows), "/dev/null"], env
+
+    def _start(self):
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        token = secrets.token_hex(8)
+        self.workers_started += 1
+        self.log_path = self.workdir / f"worker{self.workers_started}.log"
+        command, env = self._command(port, token, self.log_path)
+        self.console = open(self.workdir / f"worker{self.workers_started}.console", "wb")
+        started = time.perf_counter()
+        self.process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=self.console,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        listener.settimeout(1.0)
+        deadline = time.monotonic() + HELLO_TIMEOUT
+        try:
+            while True:
+                try:
+                    self.sock, _ = listener.accept()
+                    break
+                except socket.timeout:
+                    if self.process.poll() is not None or time.monotonic() > deadline:
+                        raise BackendUnavailable(f"dml-direct: the worker did not connect "
+                                                 f"({self._why_gone()})") from None
+        finally:
+            listener.close()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.settimeout(HELLO_TIMEOUT)
+        from conformance.worker import protocol
+        self.protocol = protocol
+        try:
+            hello, _ = protocol.recv(self.sock)
+        except (OSError, protocol.ProtocolError) as error:
+            raise BackendUnavailable(f"dml-direct: no hello from the worker ({error}; {self._why_gone()})") from None
+        if hello.get("token") != token or not hello.get("ok"):
+            raise BackendUnavailable(f"dml-direct: the worker could not start DirectML: "
+                                     f"{hello.get('error') or hello}")
+        hello["worker_start_seconds"] = round(time.perf_counter() - started, 3)
+        if self.hello is None:
+            self.hello = hello
+
+    def _why_gone(self) -> str:
+        code = self.process.poll() if self.process else None
+        tail = ""
+        for path in (self.log_path, self.workdir / f"worker{self.workers_started}.console"):
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                continue
+            if text:
+                tail += f" {Path(path).name}: ..." + " | ".join(text.splitlines()[-6:])[-600:]
+        return f"exit status {code}" + tail
+
+    def _stop(self, polite=True):
+        if self.sock is not None:
+            if polite:
+                try:
+                    self.sock.settimeout(20)
+                    self.protocol.send(self.sock, {"op": "exit"})
+                    reply, _ = self.protocol.recv(self.sock)
+                    self._last_stats = reply.get("stats", self._last_stats)
+                except Exception:
+                    pass
+            self.sock.close()
+            self.sock = None
+        if self.process is not None:
+            try:
+                self.process.wait(10 if polite else 0.1)
+            except subprocess.TimeoutExpired:
+                pass
+            if self.process.poll() is None:
+                # `script` runs Wine in a session of its own: end the worker's process tree by id.
+                for pid in [*_descendants(self.process.pid), self.process.pid]:
+                    try:
+                        os.kill(pid, 9)
+                    except OSError:
+                        pass
+                self.process.wait(10)
+            self.process = None
+        self._compiled_before += int(self._last_stats.get("operators_compiled") or 0)
+        self._last_stats = {}
+
+    def _request(self, header, buffers, timeout):
+        self.sock.settimeout(timeout)
+        self.protocol.send(self.sock, header, buffers)
+        return self.protocol.recv(self.sock)
+
+    # -- Backend ----------------------------------------------------------------------------------
+    @property
+    def sessions_created(self):
+        return self._compiled_before + int(self._last_stats.get("operators_compiled") or 0)
+
+    @sessions_created.setter
+    def sessions_created(self, value):  # Backend.__init__ sets 0
+        pass
+
+    def metadata(self) -> dict:
+        hello = self.hello or {}
+        adapter = hello.get("adapter") or {}
+        meta = {"backend": self.name, "provider": "DirectML.dll, direct (conformance.dmldirect, ctypes)",
+                "provider_options": {k: v for k, v in self.options.items() if v not in (None, False)},
+                "device": adapter.get("description") if isinstance(adapter, dict) else adapter,
+                "adapter": adapter, "adapters": hello.get("adapters"),
+                "directml": hello.get("directml_dll_version"), "directml_dll": hello.get("directml_dll"),
+                "feature_level_max": hello.get("feature_level_max"),
+                "feature_level_min_requested": hello.get("min_feature_level"),
+                "data_types": hello.get("data_types"), "onnxruntime": None,
+                "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
+                "worker_timings": dict(hello.get("timings") or {},
+                                       worker_start_s=hello.get("worker_start_seconds"))}
+        if self.lane:
+            meta["lane"] = {k: self.lane.get(k) for k in ("home", "wine", "wine_package", "mesa_vulkan_drivers",
+                                                          "vulkan_device", "vulkan_driver")}
+        return meta
+
+    def run(self, case, x):
+        return self.run_many([(case, x)])[0]
+
+    def run_many(self, items):
+        outcomes = [None] * len(items)
+        todo = []
+        for index, (case, x) in enumerate(items):
+            if case.op not in ("ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP",
+                               "ELEMENT_WISE_CONSTANT_POW"):
+                outcomes[index] = Outcome(NOT_REACHABLE, message=f"dml-direct has no description for {case.op}")
+            else:
+                todo.append(index)
+        if todo:
+            for index, outcome in zip(todo, self._run_isolating([items[i] for i in todo])):
+                outcomes[index] = outcome
+        return outcomes
+
+    def _run_isolating(self, items):
+        """One request; if the worker dies or hangs, a new worker retries the cases one at a time."""
+        outcomes = self._send(items)
+        if outcomes is not None:
+            return outcomes
+        failure = self._failure
+        if len(items) == 1:
+            return [failure]
+        results = []
+        for item in items:
+            single = self._send([item])
+            results.append(single[0] if single is not None else self._failure)
+        return results
+
+    def _send(self, items):
+        """Outcomes, or None when the worker crashed or timed out (self._failure says which)."""
+        if self.sock is None:
+            self._start()
+        buffers = self.protocol.Buffers()
+        cases = [{"id": case.id, "op": case.op, "dtype": case.dtype, "shape": list(case.shape),
+                  "params": case.params, "in_place": bool(case.in_place), "input": buffers.put(x)}
+                 for case, x in items]
+        try:
+            reply, out = self._request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
+        except socket.timeout:
+            self.crashes.append("timeout")
+            self._failure = Outcome(TIMEOUT, message=f"the dml-direct worker did not answer in "
+                                                     f"{self.options['timeout']:.0f} s; restarted")
+            self._stop(polite=False)
+            return None
+        except (OSError, self.protocol.ProtocolError) as error:
+            why = self._why_gone()
+            self.crashes.append(why)
+            self._failure = Outcome(CRASH, message=f"the dml-direct worker died ({error}; {why}); restarted")
+            self._stop(polite=False)
+            return None
+        self._last_stats = reply.get("stats", self._last_stats)
+        results = reply.get("results", [])
+        outcomes = []
+        for (case, _), result in zip(items, results):
+            status = result.get("status")
+            message = result.get("message", "")
+            if status == "ok":
+                y = self.protocol.take(result["output"], out)
+                outcomes.append(Outcome(OK, output=y, message=message,
+                                        placement={f"DML_OPERATOR_{case.op}": "DirectML.dll (direct)"}))
+            elif status == "unsupported":
+                outcomes.append(Outcome(UNSUPPORTED, message=message))
+            else:
+                outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:500]))
+        if len(outcomes) != len(items):
+            outcomes += [Outcome(ERROR, message=f"the worker answered {len(results)} of {len(items)} cases")] * (
+                len(items) - len(outcomes))
+        return outcomes
+
+    def stats(self) -> dict:
+        return dict(self._last_stats, workers_started=self.workers_started, crashes=self.crashes,
+                    operators_compiled_total=self.sessions_created)
+
+    def close(self):
+        self._stop(polite=True)
+        if self.xvfb is not None:
+            self.xvfb.close()
+            self.xvfb = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _descendants(pid: int) -> list:
+    """Process ids below pid (Linux /proc), deepest first."""
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found[::-1]
+
+
+def factory(name, options):
+    return DmlDirectBackend(name, options)
+
+
+factory.available = available
