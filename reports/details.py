@@ -135,10 +135,11 @@ def case_path(record: dict) -> str | None:
 def _options_from_argv(argv) -> list:
     """The run's tolerance, flush, size and provider options, so the rerun judges the same way."""
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--tolerance", action="append", default=[])
-    parser.add_argument("--forbid-flush", action="store_true")
-    parser.add_argument("--max-elements")
-    parser.add_argument("--provider-option", action="append", default=[])
+    parser.add_argument("--tolerance", "--conformance-tolerance", dest="tolerance", action="append", default=[])
+    parser.add_argument("--forbid-flush", "--conformance-forbid-flush", dest="forbid_flush", action="store_true")
+    parser.add_argument("--max-elements", "--conformance-max-elements", dest="max_elements")
+    parser.add_argument("--provider-option", "--conformance-provider-option", dest="provider_option",
+                        action="append", default=[])
     try:
         known, _ = parser.parse_known_args([str(a) for a in argv[1:]])
     except SystemExit:
