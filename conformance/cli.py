@@ -65,7 +65,8 @@ def build_parser():
     run_p.add_argument("--provider-option", action="append", default=[], metavar="KEY=VALUE",
                        help="provider option, e.g. device_id=1")
     run_p.add_argument("--feature-level", default=featurelevels.DEFAULT_LEVEL,
-                       help=f"the DirectML feature level to certify (default {featurelevels.DEFAULT_LEVEL})")
+                       help=f"the DirectML feature level to certify (default {featurelevels.DEFAULT_LEVEL}); 'auto': "
+                       "the level the device reports (backends that query it, e.g. dml-direct)")
     run_p.add_argument("--results", help="write JSON lines here (default results/<backend>.jsonl)")
     run_p.add_argument("--markdown", help="write a markdown summary here")
     run_p.add_argument("--json", help="write the summary as JSON here")
@@ -144,12 +145,15 @@ def cmd_run(args) -> int:
     from conformance.results import ResultsWriter
     from reports import summary
 
-    level = featurelevels.normalise(args.feature_level)
+    auto_level = str(args.feature_level).lower() == "auto"
+    level = None if auto_level else featurelevels.normalise(args.feature_level)
     cases = _load(args)
     if not cases:
         raise UsageError("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
     backend = backends.create(args.backend, parse_options(args.provider_option),
                               announce=lambda m: print(m, file=sys.stderr))
+    if auto_level:
+        level = _queried_level(backend)
     results_path = args.results or f"results/{backend.name.replace(':', '_')}.jsonl"
     writer = ResultsWriter(results_path)
     header = runner.run_metadata(backend, level, args.seed)
@@ -179,6 +183,23 @@ def cmd_run(args) -> int:
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
+
+
+def _queried_level(backend) -> str:
+    """--feature-level auto: the highest level the device itself reports (DML_FEATURE_FEATURE_LEVELS),
+    from the backend's metadata()['feature_level_max']."""
+    queried = backend.metadata().get("feature_level_max")
+    if not queried:
+        backend.close()
+        raise UsageError(f"--feature-level auto: backend {backend.name} does not report the device's "
+                         "feature level; name a level instead")
+    try:
+        level = featurelevels.normalise(queried)
+    except ValueError:
+        backend.close()
+        raise
+    print(f"feature level auto: {level} (reported by the device)", file=sys.stderr)
+    return level
 
 
 def _report_hooks():
