@@ -137,12 +137,11 @@ class Engine:
                                                               f"the case's {case['dtype']}{list(description.shape)}"}
                 continue
             compiled, result = self._compiled(description)
+            if x.size == 0:
+                results[index] = self._empty(description, x, result, out)
+                continue
             if result is not None:
                 results[index] = result
-                continue
-            if x.size == 0:
-                results[index] = {"status": OK, "output": out.put(x.copy()), "fields": description.fields(),
-                                  "message": "DirectML accepted the empty tensor's description; nothing to dispatch"}
                 continue
             pending.append((index, compiled, np.ascontiguousarray(x).tobytes(), bool(case.get("in_place"))))
         compiled_seconds = time.perf_counter() - started
@@ -175,6 +174,22 @@ class Engine:
             return None, {"status": status, "hresult": describe(entry.hr), "fields": fields,
                           "message": f"{entry.what} refused the description{empty}: {describe(entry.hr)}"}
         return entry, None
+
+    @staticmethod
+    def _empty(description, x, result, out):
+        """A size-0 dimension: DML_BUFFER_TENSOR_DESC documents it as invalid ("Specifying a size of zero
+        in any dimension is invalid, and will result in an error"). The description was offered all the
+        same; the documented refusal is the conforming answer, and the empty result needs no dispatch."""
+        fields = description.fields()
+        if result is not None and result.get("hresult", "").startswith("E_INVALIDARG"):
+            return {"status": OK, "output": out.put(x.copy()), "fields": fields, "hresult": result["hresult"],
+                    "message": "size-0 dimension: CreateOperator refused it with E_INVALIDARG, as "
+                               "DML_BUFFER_TENSOR_DESC documents; the empty output needs no dispatch"}
+        if result is not None:
+            return dict(result, message="size-0 dimension: expected E_INVALIDARG as DML_BUFFER_TENSOR_DESC "
+                                        "documents; got: " + result.get("message", ""))
+        return {"status": ERROR, "fields": fields,
+                "message": "DirectML accepted a size-0 dimension, which DML_BUFFER_TENSOR_DESC documents as invalid"}
 
     def _execute(self, pending, cases, results, out):
         if not pending:
