@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import secrets
+import select
 import shlex
 import shutil
 import socket
@@ -173,10 +174,11 @@ class DmlDirectBackend(Backend):
         if o["debug_layer"]:
             args.append("--debug-layer")
         if self.native:
-            return [sys.executable, str(WORKER), *args, "--log", str(log)], None
+            return [sys.executable, str(WORKER), *args, "--log", str(log)], dict(os.environ, DMLC_WORKER_TOKEN=token)
         if self.xvfb is None and not os.environ.get("DML_DIRECT_DISPLAY"):
             self.xvfb = Xvfb(self.workdir / "xvfb.log")
-        env = dict(os.environ, WINEPREFIX=self.lane["_prefix"], WINEARCH="win64", WINEDEBUG="-all",
+        env = dict(os.environ, DMLC_WORKER_TOKEN=token, WINEPREFIX=self.lane["_prefix"], WINEARCH="win64",
+                   WINEDEBUG=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
                    WINEDLLOVERRIDES="mscoree,mshtml=", LC_ALL="C.UTF-8",
                    DISPLAY=os.environ.get("DML_DIRECT_DISPLAY") or self.xvfb.display)
         icd = self.lane.get("vulkan_icd")
@@ -191,7 +193,7 @@ class DmlDirectBackend(Backend):
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
-        token = secrets.token_hex(8)
+        token = self.token = secrets.token_hex(8)
         self.workers_started += 1
         self.log_path = self.workdir / f"worker{self.workers_started}.log"
         command, env = self._command(port, token, self.log_path)
@@ -257,8 +259,9 @@ class DmlDirectBackend(Backend):
             except subprocess.TimeoutExpired:
                 pass
             if self.process.poll() is None:
-                # `script` runs Wine in a session of its own: end the worker's process tree by id.
-                for pid in [*_descendants(self.process.pid), self.process.pid]:
+                # `script` runs Wine in a session of its own: end the worker by its ids (the Windows
+                # python.exe carries our token and worker.py; never wineserver or Wine's services).
+                for pid in [*_processes_with(self.token, "dmldirect"), self.process.pid]:
                     try:
                         os.kill(pid, 9)
                     except OSError:
@@ -269,8 +272,19 @@ class DmlDirectBackend(Backend):
         self._last_stats = {}
 
     def _request(self, header, buffers, timeout):
-        self.sock.settimeout(timeout)
+        """Send, then wait for the answer while watching that the worker is alive."""
+        self.sock.settimeout(60)
         self.protocol.send(self.sock, header, buffers)
+        deadline = time.monotonic() + timeout
+        while True:
+            ready, _, _ = select.select([self.sock], [], [], 0.5)
+            if ready:
+                break
+            if self.process.poll() is not None:
+                raise ConnectionAbortedError(f"the worker process exited (status {self.process.poll()})")
+            if time.monotonic() > deadline:
+                raise socket.timeout()
+        self.sock.settimeout(max(30.0, deadline - time.monotonic()))
         return self.protocol.recv(self.sock)
 
     # -- Backend ----------------------------------------------------------------------------------
@@ -385,23 +399,20 @@ class DmlDirectBackend(Backend):
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _descendants(pid: int) -> list:
-    """Process ids below pid (Linux /proc), deepest first."""
-    children = {}
+def _processes_with(token: str, marker: str) -> list:
+    """Unix pids whose environment has our worker token and whose command line names marker."""
+    found = []
+    needle = f"DMLC_WORKER_TOKEN={token}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if needle in (entry / "environ").read_bytes().split(b"\0") and marker.encode() in (
+                    entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
         except OSError:
             continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found[::-1]
+    return found
 
 
 def factory(name, options):
