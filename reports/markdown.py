@@ -11,6 +11,7 @@ from reports import details, matrix
 ICON = {statuses.PASS: "✅", statuses.FAIL: "❌", statuses.UNSUPPORTED_REQUIRED: "⛔",
         statuses.UNSUPPORTED: "▫️", statuses.NOT_REACHABLE: "➖", statuses.ERROR: "❗",
         statuses.CRASH: "💥", statuses.TIMEOUT: "⏱️", statuses.CPU_FALLBACK: "⚠️"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a terminal's colour codes, a bell ...
 FAILING_ROWS = 200  # a pull request comment holds about 65,000 characters
 COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
            (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
@@ -24,12 +25,12 @@ def text(value) -> str:
     value = "" if value is None else str(value)
     value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     value = value.replace("\\", "\\\\").replace("|", "\\|")
-    return re.sub(r"[\r\n]+", " ", value)
+    return _CONTROL.sub("", re.sub(r"[\r\n]+", " ", value))
 
 
 def code(value) -> str:
     """An inline code span: backticks fenced by a longer run, '|' escaped (GitHub reads \\| in tables)."""
-    value = re.sub(r"[\r\n]+", " ", "" if value is None else str(value)).replace("|", "\\|")
+    value = _CONTROL.sub("", re.sub(r"[\r\n]+", " ", "" if value is None else str(value))).replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall(r"`+", value)), default=0) + 1)
     pad = " " if value.startswith("`") or value.endswith("`") else ""
     return f"{fence}{pad}{value}{pad}{fence}"
