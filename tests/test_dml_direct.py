@@ -1,0 +1,199 @@
+"""dml-direct against the real DirectML.dll (Wine lane on Linux, or Windows): the smoke suite CI runs.
+
+With CI set, a missing lane or rejected numbers FAIL; elsewhere the tests skip and say why.
+Nothing here is simulated: every number comes from DirectML executing a description.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conformance.backends import base
+from conformance.case import Case
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def _lane():
+    from conformance.backends import dml_direct
+    ready, why = dml_direct.available()
+    if not ready:
+        if IN_CI:
+            pytest.fail(f"CI: the dml-direct lane is missing: {why}")
+        pytest.skip(f"dml-direct unavailable here: {why}")
+    return dml_direct
+
+
+@pytest.fixture(scope="module")
+def backend():
+    dml_direct = _lane()
+    backend = dml_direct.DmlDirectBackend("dml-direct", {})
+    yield backend
+    backend.close()
+
+
+def case(op, dtype, shape, params, in_place=False, id=None):
+    return Case(id=id or f"{op}/{dtype}/{list(shape)}/{params}", op=op, dtype=dtype, shape=tuple(shape), params=params,
+                generator={"kind": "test"}, required_level="3_0", tolerance=0, in_place=in_place)
+
+
+def test_device_reports_its_feature_level_and_data_types(backend):
+    from conformance import featurelevels
+    meta = backend.metadata()
+    assert meta["feature_level_max"] in featurelevels.LEVELS
+    assert featurelevels.at_least(meta["feature_level_max"], "5_0"), meta["feature_level_max"]
+    assert meta["data_types"]["float16"] is True and meta["data_types"]["float32"] is True
+    assert meta["directml"] and meta["directml"].startswith("1.")
+    assert meta["feature_level_min_requested"] == "1_0"
+    assert meta["worker_timings"]["create_descriptor_heap_s"] >= 0
+
+
+def test_float16_celu_every_rank_no_padding(backend):
+    """FLOAT16 CELU (ONNX Runtime rejects it) at ranks 1 to 8, checked against the oracle."""
+    import oracle
+    items = []
+    rng = np.random.default_rng(1)
+    for rank in range(1, 9):
+        shape = (2, 3, 1, 2, 1, 1, 2, 1)[:rank]
+        items.append((case("ACTIVATION_CELU", "float16", shape, {"Alpha": 0.5}),
+                      rng.uniform(-6, 6, shape).astype(np.float16)))
+    outcomes = backend.run_many(items)
+    for (c, x), outcome in zip(items, outcomes):
+        assert outcome.status == base.OK, outcome.message
+        assert outcome.output.shape == x.shape and outcome.output.dtype == np.float16
+        expected = oracle.evaluate("ACTIVATION_CELU", x, "float16", Alpha=0.5).astype(np.float64)
+        assert np.max(np.abs(outcome.output.astype(np.float64) - expected)) <= 2e-3 * np.max(np.abs(expected))
+    assert backend.stats()["dispatches"] >= 8
+
+
+def test_scale_bias_is_applied(backend):
+    """DML_SCALE_BIAS on CLIP and CONSTANT_POW: the outputs differ from the ones without it, as the page says."""
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+    with_sb, without = backend.run_many([
+        (case("ELEMENT_WISE_CLIP", "float32", (9,), {"ScaleBias": {"Scale": 2.0, "Bias": 0.5}, "Min": -1.0,
+                                                   "Max": 2.0}), x),
+        (case("ELEMENT_WISE_CLIP", "float32", (9,), {"ScaleBias": None, "Min": -1.0, "Max": 2.0}), x)])
+    assert with_sb.status == without.status == base.OK
+    np.testing.assert_array_equal(with_sb.output, np.clip(x * 2.0 + 0.5, -1.0, 2.0))
+    np.testing.assert_array_equal(without.output, np.clip(x, -1.0, 2.0))
+    (pow_,) = backend.run_many([(case("ELEMENT_WISE_CONSTANT_POW", "float32", (9,),
+                                      {"ScaleBias": {"Scale": 0.5, "Bias": 2.0}, "Exponent": 2.0}), x)])
+    assert pow_.status == base.OK
+    np.testing.assert_allclose(pow_.output, (x * 0.5 + 2.0) ** 2, rtol=1e-6)
+
+
+def test_clip_min_above_max_and_int64(backend):
+    """CLIP itself (not CLIP1): Min > Max gives Min; INT64 tensors at FL 5_0."""
+    x = np.arange(-5, 6, dtype=np.int64) * 1000
+    a, b = backend.run_many([
+        (case("ELEMENT_WISE_CLIP", "float32", (5,), {"ScaleBias": None, "Min": 2.0, "Max": -1.0}),
+         np.array([-3, -1, 0, 1, 3], np.float32)),
+        (case("ELEMENT_WISE_CLIP", "int64", (11,), {"ScaleBias": None, "Min": -3.7, "Max": 2500.0}), x)])
+    assert a.status == base.OK and np.all(a.output == 2.0)
+    assert b.status == base.OK
+    np.testing.assert_array_equal(b.output, np.clip(x, -3, 2500))
+
+
+def test_in_place_binds_the_input_buffer(backend):
+    x = np.linspace(-4, 4, 120, dtype=np.float32).reshape(2, 3, 4, 5)
+    (outcome,) = backend.run_many([(case("ACTIVATION_SCALED_ELU", "float32", x.shape,
+                                         {"Alpha": 1.0, "Gamma": 2.0}, in_place=True), x)])
+    assert outcome.status == base.OK
+    expected = np.where(x > 0, 2.0 * x, 2.0 * np.expm1(x.astype(np.float64)))
+    np.testing.assert_allclose(outcome.output, expected, rtol=2e-6, atol=1e-6)
+
+
+def test_invalid_descriptions_are_typed_refusals_and_the_device_survives(backend):
+    x9 = np.zeros((1,) * 8 + (3,), np.float32)
+    bad_rank, bad_type, good = backend.run_many([
+        (case("ACTIVATION_CELU", "float32", x9.shape, {"Alpha": 1.0}), x9),
+        (case("ACTIVATION_CELU", "int32", (3,), {"Alpha": 1.0}), np.array([1, -2, 3], np.int32)),
+        (case("ACTIVATION_CELU", "float32", (3,), {"Alpha": 1.0}), np.array([1, -2, 3], np.float32))])
+    for refused in (bad_rank, bad_type):
+        assert refused.status == base.UNSUPPORTED
+        assert "E_INVALIDARG (0x80070057)" in refused.message and "CreateOperator" in refused.message
+    assert good.status == base.OK and good.output[0] == 1.0
+
+
+def test_size_zero_dimension_is_refused_as_documented(backend):
+    x = np.zeros((2, 0, 3), np.float32)
+    (outcome,) = backend.run_many([(case("ACTIVATION_CELU", "float32", x.shape, {"Alpha": 1.0}), x)])
+    assert outcome.status == base.OK and outcome.output.shape == (2, 0, 3)
+    assert "E_INVALIDARG" in outcome.message
+
+
+def test_operators_are_compiled_once_per_description(backend):
+    before = backend.sessions_created
+    x = np.array([0.5, -0.5], np.float32)
+    c = case("ACTIVATION_CELU", "float32", (2,), {"Alpha": 3.25})
+    backend.run_many([(c, x), (c, x * 2)])
+    backend.run_many([(c, x * 3)])
+    assert backend.sessions_created == before + 1
+
+
+def test_device_removal_and_worker_death_are_survived(monkeypatch):
+    dml_direct = _lane()
+    monkeypatch.setenv("DMLC_WORKER_TEST_HOOKS", "1")
+    backend = dml_direct.DmlDirectBackend("dml-direct", {"timeout": "120"})
+    try:
+        reply, _ = backend._request({"op": "debug", "action": "remove_device"}, [], 60)
+        removal = reply
+        x = np.array([1.0, -1.0], np.float32)
+        c = case("ACTIVATION_CELU", "float32", (2,), {"Alpha": 1.0})
+        (outcome,) = backend.run_many([(c, x)])
+        if removal.get("removed"):
+            # A removed device is detected (GetDeviceRemovedReason), reported, and rebuilt.
+            assert outcome.status == base.OK or "removed" in outcome.message, outcome.message
+            (again,) = backend.run_many([(c, x)])
+            assert again.status == base.OK
+        else:
+            assert outcome.status == base.OK  # no ID3D12Device5 on this driver: nothing was removed
+        # A hard crash of the worker process: the case fails as crash, the next batch gets a new worker.
+        print("remove_device:", removal)
+        backend.protocol.send(backend.sock, {"op": "debug", "action": "die"})
+        backend.process.wait(60)
+        (crashed,) = backend.run_many([(c, x)])
+        assert crashed.status in (base.OK, base.CRASH)  # a dead socket is found on send or on receive
+        (after,) = backend.run_many([(c, x)])
+        assert after.status == base.OK
+        assert backend.workers_started >= 2
+    finally:
+        backend.close()
+
+
+def test_bad_adapter_index_is_reported():
+    dml_direct = _lane()
+    from conformance.backends.base import BackendUnavailable
+    with pytest.raises(BackendUnavailable, match="DXGI_ERROR_NOT_FOUND"):
+        dml_direct.DmlDirectBackend("dml-direct", {"device_id": "7"})
+
+
+def test_cli_smoke_run_with_feature_level_auto(tmp_path):
+    """The CI smoke run: every seed operator, the cases ONNX Runtime cannot reach, numbers judged."""
+    _lane()
+    results = tmp_path / "smoke.jsonl"
+    selection = ("(ACTIVATION_CELU and float16 and rank4 and uniform) or (Bias and float32) "
+                 "or (in-place and CLIP) or (CLIP and int64 and rank8) "
+                 "or (SCALED_ELU and float16 and rank5 and uniform) or (CONSTANT_POW and float32 and rank3)")
+    command = [sys.executable, "-m", "conformance", "run", "--backend", "dml-direct", "--feature-level", "auto",
+               "-k", selection, "--results", str(results), "--quiet",
+               "--provider-option", "min_feature_level=5_0"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    header, cases = records[0], [r for r in records if r.get("type") == "case"]
+    assert "feature level auto: " in done.stderr
+    assert header["feature_level"] == header["feature_level_max"]
+    assert header["feature_level_min_requested"] == "5_0"
+    assert len(cases) >= 20
+    ops = {r["op"] for r in cases}
+    assert ops == {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_CONSTANT_POW"}
+    assert not [r for r in cases if r["status"] == "not-reachable"]
+    rejected = [f"{r['id']}: {r['status']} {r['message'][:200]}" for r in cases if r["status"] != "pass"]
+    assert not rejected, "\n".join(rejected)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert any(r["dtype"] == "float16" and r["op"] == "ACTIVATION_CELU" for r in cases)
+    assert any(r["params"].get("ScaleBias") for r in cases) and any(r["in_place"] for r in cases)
+    assert any(r["rank"] == 8 for r in cases)
