@@ -162,6 +162,7 @@ class DmlDirectBackend(Backend):
         self.crashes = []
         self._compiled_before = 0   # operators compiled by workers that are gone
         self._last_stats = {}
+        self._closing_stats = None
         self._start()
 
     # -- the worker -------------------------------------------------------------------------------
@@ -249,6 +250,7 @@ class DmlDirectBackend(Backend):
                     self.protocol.send(self.sock, {"op": "exit"})
                     reply, _ = self.protocol.recv(self.sock)
                     self._last_stats = reply.get("stats", self._last_stats)
+                    self._closing_stats = dict(self._last_stats)
                 except Exception:
                     pass
             self.sock.close()
@@ -393,6 +395,12 @@ class DmlDirectBackend(Backend):
 
     def close(self):
         self._stop(polite=True)
+        stats = self._closing_stats
+        if stats is not None:
+            print(f"dml-direct: {self.workers_started} worker start(s), {self.sessions_created} operator(s) "
+                  f"compiled, {stats.get('submissions')} submission(s), {stats.get('dispatches')} dispatch(es), "
+                  f"{stats.get('refusals')} refused description(s), {len(stats.get('device_losses') or [])} "
+                  f"device loss(es), {len(self.crashes)} worker death(s)", file=sys.stderr)
         if self.xvfb is not None:
             self.xvfb.close()
             self.xvfb = None
