@@ -108,7 +108,10 @@ class CaseFile(pytest.File):
                           option.conformance_forbid_flush)
         self.case_ids = [case.id for case in cases]  # a rerun's -k must tell this file's cases apart
         for case in cases:
-            item = CaseItem.from_parent(self, name=case.id, case=case)
+            # The node id given as text: pytest 9 reads --lf's saved ids with NodeId.parse, which
+            # takes a '[' inside a name (rank4[2x3x4x5]) for parameters; this item's id must compare
+            # equal to that reading, or --lf and --ff would never find a failed case again.
+            item = CaseItem.from_parent(self, name=case.id, nodeid=f"{self.nodeid}::{case.id}", case=case)
             item.add_marker("conformance")
             item.add_marker(case.op.lower())
             item.add_marker(case.dtype)
