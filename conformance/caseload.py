@@ -213,6 +213,15 @@ def _check_generator(generator, dtypes, where) -> list:
         problems.append(f"{where}uniform low {generator['low']} is above high {generator['high']}")
     if kind == "exhaustive_float16" and set(dtypes) != {"float16"}:
         problems.append(f"{where}exhaustive_float16 applies to float16 only, not {dtypes}")
+    if kind == "exhaustive_float32":
+        if set(dtypes) != {"float32"}:
+            problems.append(f"{where}exhaustive_float32 applies to float32 only, not {dtypes}")
+        if not len(inputs.bit_range(generator)):
+            problems.append(f"{where}exhaustive_float32 start {generator.get('start', 0)} is not below "
+                            f"stop {generator.get('stop', 1 << 32)}")
+    else:
+        problems += [f"{where}{key!r} applies to exhaustive_float32 only" for key in ("start", "stop", "step")
+                     if key in generator]
     if kind == "integer_extremes" and any(np.dtype(d).kind == "f" for d in dtypes):
         problems.append(f"{where}integer_extremes applies to integer data types only")
     if kind == "sweep" and generator.get("count", 1) > DEFAULT_MAX_ELEMENTS:
@@ -234,7 +243,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         chosen = dict(zip(names, combo))
         full = {**spec.defaults(), **chosen}
         own = inputs.values_for(generator, dtype, spec, full)
-        natural = len(own) if own is not None else generator.get("count", inputs.DEFAULT_COUNT)
+        natural = inputs.natural_count(generator, own)
         shape, from_generator = _shape(shape_entry, natural)
         rank = len(shape)
         level = spec.required_level(dtype, rank)
@@ -243,7 +252,14 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
             continue
         count = int(np.prod(shape, dtype=np.int64))
-        if count > max_elements:
+        if inputs.streamed(generator):
+            # Streamed in chunks (runner.py), so the element limit does not apply; the shape must
+            # come from the generator's range.
+            if not from_generator:
+                problems.append(f"{where(*at, 'shapes')}{inputs.label(generator)} takes its length from its "
+                                "range: use the shape auto or {rank: R}, not an explicit shape")
+                continue
+        elif count > max_elements:
             problems.append(f"{where(*at, 'shapes')}shape {list(shape)} has {count} elements; "
                             f"the limit is {max_elements} (--max-elements)")
             continue

@@ -31,13 +31,17 @@ from conformance.compare import WORST_SHOWN, Comparison, _element, compare
 
 CHUNK = 1 << 14  # elements per oracle call: float64 temporaries of 128 KiB stay in L2
 PARALLEL_MIN = 1 << 17  # below this, one thread verifies the whole tensor
+# The compiled comparison is loaded (numba, ~0.5 s) once a case this large comes, or once the
+# run has verified this many elements the plain way (~40 ns each): small runs never pay for it.
+KERNEL_CASE_MIN = 1 << 20
+KERNEL_RUN_MIN = 1 << 23
 SMALL_F16_TABLE = 1 << 12  # float16 cases at least this large build the operator's table
 TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
 # Operators whose oracle maps each element on its own (no reduction, no neighbour):
 # only these may be chunked or tabulated. A new operator joins after a look at its formula.
 ELEMENTWISE = frozenset({"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP",
                          "ELEMENT_WISE_CONSTANT_POW"})
-_FLOATS = (np.dtype("float32"), np.dtype("float16"))
+_FLOATS = ("float32", "float16")
 
 
 def usable_cpus() -> int:
@@ -144,16 +148,19 @@ class Verifier:
     compare(x, *runner.expected_for(case, x), ...) as runner.judge calls it.
     """
 
-    def __init__(self, jobs: int = 1, chunk: int = CHUNK):
+    def __init__(self, jobs: int = 1, chunk: int = CHUNK, accelerate: bool = True, kernel: str = "auto"):
+        """kernel: "auto" (load the compiled comparison when the work is large enough), "always"
+        or "never" (compare.compare on every chunk)."""
         self.jobs = max(1, int(jobs))
+        self.kernel = kernel
         self.chunk = int(chunk)
-        self.fast = fast_kernels.AVAILABLE
+        self.fast = accelerate and fast_kernels.AVAILABLE
         self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
         self._zeros, self._tables, self._bound = {}, {}, {}
         self._lock = threading.Lock()
+        self._plain_elements = 0  # verified without the compiled comparison so far
         if self.fast:
             _tune_malloc()
-            fast_kernels.warm_up()
 
     def close(self):
         if self._pool:
@@ -200,16 +207,24 @@ class Verifier:
     # -- judging --------------------------------------------------------------------------
 
     def accelerated(self, case, x, actual) -> bool:
-        return (self.fast and case.op in ELEMENTWISE and np.dtype(case.dtype) in _FLOATS
-                and isinstance(actual, np.ndarray) and actual.dtype == np.dtype(case.dtype)
-                and actual.shape == x.shape and x.dtype == actual.dtype and x.size > 0)
+        return (self.fast and case.op in ELEMENTWISE and case.dtype in _FLOATS
+                and isinstance(actual, np.ndarray) and actual.dtype == x.dtype == case.dtype
+                and actual.shape == x.shape and x.size > 0)
+
+    def _use_kernel(self, n: int) -> bool:
+        if self.kernel != "auto":
+            return self.kernel == "always"
+        if fast_kernels.loaded():
+            return True
+        self._plain_elements += n
+        return n >= KERNEL_CASE_MIN or self._plain_elements >= KERNEL_RUN_MIN
 
     def check(self, case, x, actual) -> Comparison:
         x = np.asarray(x)
         if not self.accelerated(case, x, actual):
             return self._plain(case, x, actual)
         tally = Tally(x.shape, case.dtype)
-        self.add_chunk(tally, case, x.reshape(-1), np.ascontiguousarray(actual).reshape(-1), 0)
+        self.add_chunk(tally, case, x, actual, 0)
         return tally.result()
 
     def _plain(self, case, x, actual) -> Comparison:
@@ -224,18 +239,36 @@ class Verifier:
 
     def add_chunk(self, tally: Tally, case, x, actual, offset: int):
         """Verify flat x/actual (elements offset.. of the case) into tally, over the threads."""
+        self.submit(tally, case, x, actual, offset)()
+
+    def submit(self, tally: Tally, case, x, actual, offset: int):
+        """Start verifying a piece of a case (elements offset.. in flat order) into tally; returns
+        finish(), which waits for it and adds it to tally. The caller may run the next piece on the
+        device meanwhile: the threads work on this one."""
+        x = np.asarray(x)
+        if not self.accelerated(case, x, actual):
+            flat_actual = actual.reshape(-1) if isinstance(actual, np.ndarray) and actual.shape == x.shape \
+                else actual
+            part = self._plain(case, x.reshape(-1), flat_actual)
+            return lambda: tally.add(offset, part)
+        x, actual = x.reshape(-1), np.ascontiguousarray(actual).reshape(-1)
         n = x.size
         table = None
         if case.dtype == "float16":
             table = self._table(case, build=n >= SMALL_F16_TABLE)
+        kernel = fast_kernels.load() if self._use_kernel(n) else None
         if self._pool is None or n < PARALLEL_MIN:
-            parts = [self._span(case, x, actual, offset, 0, n, table)]
-        else:
-            step = -(-n // (self.jobs * 4))
-            step = -(-step // self.chunk) * self.chunk
-            futures = [self._pool.submit(self._span, case, x, actual, offset, start, min(start + step, n), table)
-                       for start in range(0, n, step)]
-            parts = [future.result() for future in futures]
+            parts = [self._span(case, x, actual, offset, 0, n, table, kernel)]
+            return lambda: self._merge(tally, parts)
+        step = -(-n // (self.jobs * 4))
+        step = -(-step // self.chunk) * self.chunk
+        futures = [self._pool.submit(self._span, case, x, actual, offset, start, min(start + step, n), table,
+                                     kernel)
+                   for start in range(0, n, step)]
+        return lambda: self._merge(tally, [future.result() for future in futures])
+
+    @staticmethod
+    def _merge(tally, parts):
         for part in parts:
             for kind, *payload in part:
                 if kind == "fast":
@@ -243,8 +276,9 @@ class Verifier:
                 else:
                     tally.add(*payload)
 
-    def _span(self, case, x, actual, offset, start, stop, table):
-        """Elements start..stop of the flat chunk -> list of partial results, in order."""
+    def _span(self, case, x, actual, offset, start, stop, table, kernel):
+        """Elements start..stop of the flat chunk -> list of partial results, in order.
+        kernel: the compiled fast_kernels.float_stats, or None (compare.compare every chunk)."""
         dtype = np.dtype(case.dtype)
         bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[dtype]
         function = self._reference_function(case)
@@ -263,9 +297,14 @@ class Verifier:
                 else:
                     reference = function(xs)
                     expected = reference.astype(dtype)
+                if kernel is None:
+                    parts.append(("full", offset + begin,
+                                  compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
+                                          self.zeros(case), reference)))
+                    continue
                 actual_values = actual_s if dtype == np.float32 else actual_s.astype(np.float32)
                 local = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
-                bad, max_distance, fraction_bits = fast_kernels.float_stats(
+                bad, max_distance, fraction_bits = kernel(
                     expected.view(bits), actual_s.view(bits), actual_values, reference, case.tolerance,
                     mask, inf, digits, low, local, scratch)
                 if bad:

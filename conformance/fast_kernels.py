@@ -16,15 +16,15 @@ exactly as conformance/ulp.py and compare.py compute it:
 
 tests/test_speed_equivalence.py checks them against compare.compare.
 If numba is missing, AVAILABLE is False and the harness uses compare.compare.
+numba is imported on first use (load()): importing it and loading the cached
+machine code takes ~0.5 s, more than a run of small cases spends verifying.
 """
+import importlib.util
+import threading
+
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is a dependency; this keeps the harness usable
-    numba = None
-
-AVAILABLE = numba is not None
+AVAILABLE = importlib.util.find_spec("numba") is not None
 HISTOGRAM_BINS = 64
 
 # (bits type, magnitude mask, +inf bits, mantissa digits, smallest normal exponent)
@@ -88,10 +88,27 @@ def _float_stats(expected_bits, actual_bits, actual, reference, tolerance, magni
     return bad, max_distance, max_fraction
 
 
-if AVAILABLE:
-    float_stats = numba.njit(nogil=True, cache=True, error_model="numpy")(_float_stats)
-else:  # pragma: no cover
-    float_stats = None
+_compiled = None
+_lock = threading.Lock()
+
+
+def load():
+    """The compiled float_stats (numba's on-disk cache makes this ~0.5 s after the first time)."""
+    global _compiled
+    if _compiled is None:
+        with _lock:
+            if _compiled is None:
+                import numba
+                _compiled = numba.njit(nogil=True, cache=True, error_model="numpy")(_float_stats)
+    return _compiled
+
+
+def loaded() -> bool:
+    return _compiled is not None
+
+
+def float_stats(*args):
+    return load()(*args)
 
 
 def warm_up():

@@ -1,15 +1,56 @@
-"""Input generators: seeded uniform ranges, special values, sweeps, exhaustive float16.
+"""Input generators: seeded uniform ranges, special values, sweeps, exhaustive float16 and float32.
 
 Each generator is a dict from a case file ({"kind": ..., ...}). values_for()
 returns the generator's own list of values (None for generators that fill any
 shape), and fill() makes the tensor for a case.
+
+exhaustive_float32 walks float32 bit patterns start, start + step, ... below
+stop (default: all 2**32). It is *streamed*: the runner asks chunks() for it a
+few million elements at a time and never holds the whole tensor.
 """
 import numpy as np
 
 from oracle.rounding import round_to
 
-KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep")
+KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep",
+         "exhaustive_float32")
+STREAMED = ("exhaustive_float32",)  # generators whose tensor is made (and run) chunk by chunk
 DEFAULT_COUNT = 1024  # elements of an "auto" shape for generators with no natural length
+MATERIALISE_LIMIT = 1 << 26  # a streamed generator's tensor is made whole only up to this size
+
+
+def streamed(generator: dict) -> bool:
+    return generator["kind"] in STREAMED
+
+
+def bit_range(generator: dict) -> range:
+    """exhaustive_float32: the bit patterns it walks."""
+    return range(int(generator.get("start", 0)), int(generator.get("stop", 1 << 32)),
+                  int(generator.get("step", 1)))
+
+
+def natural_count(generator: dict, own_values) -> int:
+    """Elements of an "auto" shape."""
+    if own_values is not None:
+        return len(own_values)
+    if generator["kind"] == "exhaustive_float32":
+        return len(bit_range(generator))
+    return int(generator.get("count", DEFAULT_COUNT))
+
+
+def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0):
+    """Yield (offset, tensor) pieces of a case's input, in order, chunk elements at a time
+    (offset: the first element's flat position). Each piece has the case's rank, its
+    leading dimensions 1: a streamed case must be element-wise."""
+    if not streamed(generator):
+        raise ValueError(f"{generator['kind']} is not a streamed generator")
+    patterns = bit_range(generator)
+    total = int(np.prod(shape, dtype=np.int64))
+    lead = (1,) * (len(shape) - 1)
+    for offset in range(start, total, chunk):
+        piece = patterns[offset:min(offset + chunk, total)]
+        bits = np.arange(piece.start, piece.stop, piece.step, dtype=np.uint64).astype(np.uint32)
+        yield offset, bits.view(np.float32).reshape(lead + (bits.size,))
 
 
 def float_specials(dtype: str) -> list:
@@ -52,6 +93,12 @@ def values_for(generator: dict, dtype: str, spec, params: dict):
 
 def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np.ndarray:
     count = int(np.prod(shape, dtype=np.int64))
+    if streamed(generator):
+        if count > MATERIALISE_LIMIT:
+            raise ValueError(f"{label(generator)} has {count} elements: too many to make at once; "
+                             "it is streamed (inputs.chunks)")
+        return np.concatenate([piece.reshape(-1) for _, piece in chunks(generator, dtype, shape, count or 1)]
+                              or [np.zeros(0, np.float32)]).reshape(shape)
     if own_values is not None:
         return np.resize(own_values, count).reshape(shape) if count else np.zeros(shape, dtype)
     rng = np.random.default_rng(seed)
@@ -82,6 +129,10 @@ def label(generator: dict) -> str:
         return f"uniform[{_num(generator.get('low', -10.0))},{_num(generator.get('high', 10.0))}]"
     if kind == "sweep":
         return f"sweep[{_num(generator['low'])},{_num(generator['high'])},{generator['count']}]"
+    if kind == "exhaustive_float32" and any(key in generator for key in ("start", "stop", "step")):
+        patterns = bit_range(generator)
+        return f"{kind}[0x{patterns.start:08x},0x{patterns.stop:08x}" + (
+            f",step={patterns.step}]" if patterns.step != 1 else "]")
     return kind
 
 
@@ -89,4 +140,5 @@ def _num(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-__all__ = ["KINDS", "values_for", "fill", "label", "round_to"]
+__all__ = ["KINDS", "STREAMED", "values_for", "fill", "label", "round_to", "streamed", "chunks",
+           "bit_range", "natural_count"]

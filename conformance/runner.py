@@ -8,12 +8,13 @@ from datetime import datetime, timezone
 import numpy as np
 
 import oracle
-from conformance import featurelevels, statuses
+from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import Outcome
 from conformance.compare import compare, describe
 
 BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
+STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
 
 
 @dataclass
@@ -51,7 +52,9 @@ def expected_for(case, x):
 
 
 def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: float,
-          expected=None, reference=None, zeros=None) -> dict:
+          expected=None, reference=None, zeros=None, verifier=None, comparison=None) -> dict:
+    """verifier: a fast.Verifier that gives the same Comparison sooner; comparison: one already
+    made (a streamed case, verified chunk by chunk)."""
     record = {"type": "case", **case.describe(), "backend": backend_name,
               "required": featurelevels.at_least(feature_level, case.required_level),
               "elements": case.elements, "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
@@ -61,10 +64,15 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
     if status == outcome_status.UNSUPPORTED:
         record["status"] = statuses.UNSUPPORTED_REQUIRED if record["required"] else statuses.UNSUPPORTED
     elif status == outcome_status.OK or status == outcome_status.CPU_FALLBACK:
-        if expected is None:
-            expected, reference, zeros = expected_for(case, x)
-        result = compare(x, expected, outcome.output, case.tolerance, case.flush_allowed, zeros,
-                         reference if np.dtype(case.dtype).kind == "f" else None)
+        if comparison is not None:
+            result = comparison
+        elif verifier is not None and expected is None:
+            result = verifier.check(case, x, outcome.output)
+        else:
+            if expected is None:
+                expected, reference, zeros = expected_for(case, x)
+            result = compare(x, expected, outcome.output, case.tolerance, case.flush_allowed, zeros,
+                             reference if np.dtype(case.dtype).kind == "f" else None)
         record.update(mismatches=result.mismatches, nan_mismatches=result.nan_mismatches,
                       flushed=result.flushed, max_ulp=result.max_ulp,
                       max_fractional_ulp=result.max_fractional_ulp, worst=result.worst,
@@ -81,19 +89,31 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
     return record
 
 
-def run(cases, backend, feature_level: str, writer, progress=None, save_failures=None) -> RunSummary:
+def run(cases, backend, feature_level: str, writer, progress=None, save_failures=None, jobs: int = 1,
+        accelerate: bool = True) -> RunSummary:
+    """jobs: threads that verify (large tensors are shared out in chunks); accelerate: use
+    conformance/fast.py (False: the plain oracle + compare path; the records are the same)."""
+    from conformance import fast
     summary = RunSummary()
     started = time.perf_counter()
+    verifier = fast.Verifier(jobs, accelerate=accelerate)
+    prepare = getattr(backend, "prepare", None)
+    if prepare is not None:
+        prepare(cases)  # e.g. plan one shared graph per operator and data type
     try:
-        for start in range(0, len(cases), BATCH):
-            batch = cases[start:start + BATCH]
+        for batch in _batches(cases):
+            if generators.streamed(batch[0].generator):
+                record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures)
+                _emit(record, writer, summary, progress)
+                continue
             inputs = [case.make_input() for case in batch]
             began = time.perf_counter()
             outcomes = backend.run_many(list(zip(batch, inputs)))
             each = (time.perf_counter() - began) / max(len(batch), 1)
             for case, x, outcome in zip(batch, inputs, outcomes):
                 try:
-                    record = judge(case, x, outcome, feature_level, backend.name, each)
+                    record = judge(case, x, outcome, feature_level, backend.name, each,
+                                   verifier=verifier if accelerate else None)
                 except Exception as error:  # a harness bug must not lose the run
                     record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
                                                     f"{type(error).__name__}: {error}"),
@@ -101,12 +121,77 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
                 if save_failures and record["status"] in statuses.FAILING:
                     from conformance.repro import save_case
                     record["repro"] = save_case(save_failures, case, x, outcome)
-                writer.write(record)
-                summary.records.append(record)
-                if progress:
-                    progress(record)
+                _emit(record, writer, summary, progress)
     except KeyboardInterrupt:
         summary.interrupted = True
+    finally:
+        verifier.close()
     summary.sessions_created = backend.sessions_created
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _emit(record, writer, summary, progress):
+    writer.write(record)
+    summary.records.append(record)
+    if progress:
+        progress(record)
+
+
+def _batches(cases):
+    """Up to BATCH cases at a time, in order; a streamed case goes alone."""
+    batch = []
+    for case in cases:
+        if generators.streamed(case.generator):
+            if batch:
+                yield batch
+                batch = []
+            yield [case]
+            continue
+        batch.append(case)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _run_streamed(case, backend, feature_level, verifier, save_failures) -> dict:
+    """A case too large to hold (exhaustive_float32): STREAM_CHUNK elements at a time through the
+    backend and the comparison, the next chunk on the device while the last is verified. The
+    record adds up every chunk: mismatches, max ULP, histogram, worst elements (flat index)."""
+    from conformance.fast import Tally
+    tally = Tally(case.shape, case.dtype)
+    seconds, first, fallback, finish = 0.0, None, None, None
+    try:
+        for offset, x in generators.chunks(case.generator, case.dtype, case.shape, STREAM_CHUNK):
+            began = time.perf_counter()
+            outcome = backend.run_many([(case, x)])[0]
+            seconds += time.perf_counter() - began
+            first = first or outcome
+            if outcome.status == outcome_status.CPU_FALLBACK:
+                fallback = fallback or outcome
+            elif outcome.status != outcome_status.OK:
+                outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + x.size - 1}: "
+                                  f"{outcome.message}", placement=outcome.placement)
+                return judge(case, x, outcome, feature_level, backend.name, seconds)
+            if finish:
+                finish()
+            finish = verifier.submit(tally, case, x, outcome.output, offset)
+        if finish:
+            finish()
+            finish = None
+    finally:
+        if finish:
+            finish()
+    last = fallback or first
+    outcome = Outcome(last.status, message=last.message, placement=last.placement)
+    record = judge(case, None, outcome, feature_level, backend.name, seconds, comparison=tally.result())
+    if save_failures and record["status"] in statuses.FAILING and record["worst"]:
+        # The chunk holding the worst element, with what the device made of it.
+        from conformance.repro import save_case
+        flat = int(np.ravel_multi_index(record["worst"][0]["index"], case.shape))
+        start = flat - flat % STREAM_CHUNK
+        _, x = next(generators.chunks(case.generator, case.dtype, case.shape, STREAM_CHUNK, start=start))
+        record["repro"] = save_case(save_failures, case, x, backend.run_many([(case, x)])[0])
+    return record

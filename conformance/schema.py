@@ -14,8 +14,12 @@ GENERATOR = {
     "type": "object", "additionalProperties": False, "required": ["kind"],
     "properties": {
         "kind": {"enum": ["uniform", "specials", "integer_extremes", "exhaustive_float16", "values",
-                          "sweep"]},
+                          "sweep", "exhaustive_float32"]},
         "low": NUMBER, "high": NUMBER, "count": {"type": "integer", "minimum": 1},
+        # exhaustive_float32: bit patterns start, start + step, ... below stop (default all 2**32)
+        "start": {"type": "integer", "minimum": 0, "maximum": 1 << 32},
+        "stop": {"type": "integer", "minimum": 0, "maximum": 1 << 32},
+        "step": {"type": "integer", "minimum": 1, "maximum": 1 << 32},
         "values": {"type": "array", "items": NUMBER, "minItems": 1},
         "label": {"type": "string", "pattern": "^[A-Za-z0-9_.+=,\\-\\[\\]]+$"},
     },

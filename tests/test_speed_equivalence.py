@@ -74,14 +74,14 @@ def assert_same(fast_result, plain_result):
     assert dataclasses.asdict(fast_result) == dataclasses.asdict(plain_result)
 
 
-@pytest.mark.parametrize("jobs", [1, 3])
+@pytest.mark.parametrize("jobs,kernel", [(1, "always"), (3, "always"), (2, "never")])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("op,params", OPERATORS)
-def test_fast_verdicts_equal_the_plain_comparison(op, params, dtype, jobs):
+def test_fast_verdicts_equal_the_plain_comparison(op, params, dtype, jobs, kernel):
     rng = np.random.default_rng(7)
     # sizes: small, several chunks with a ragged end, and past the parallel threshold
     shapes = [(5,), (3, 7, 11), (fast.CHUNK * 2 + 17,), (2, fast.PARALLEL_MIN // 2 + 5)]
-    with fast.Verifier(jobs=jobs) as verifier:
+    with fast.Verifier(jobs=jobs, kernel=kernel) as verifier:
         for shape in shapes:
             case = make_case(op, params, dtype, shape)
             x = tensor(dtype, shape, seed=int(np.prod(shape)))
@@ -97,7 +97,7 @@ def test_every_float16_value_through_the_table(op, params, flush_allowed):
     case = make_case(op, params, "float16", x.shape, tolerance=1, flush_allowed=flush_allowed)
     expected, _, _ = runner.expected_for(case, x)
     rng = np.random.default_rng(3)
-    with fast.Verifier(jobs=2) as verifier:
+    with fast.Verifier(jobs=2, kernel="always") as verifier:
         for name, actual in devices(expected, rng).items():
             assert_same(verifier.check(case, x, actual), plain(case, x, actual))
         assert verifier._tables, "a 65,536-element float16 case should have built a table"
@@ -136,7 +136,7 @@ def test_worst_elements_are_merged_across_chunks_in_the_plain_order():
     for position in range(3, n, n // 37):
         actual.view(np.uint32)[position] += 5
     actual[n - 1] = np.nan
-    with fast.Verifier(jobs=2) as verifier:
+    with fast.Verifier(jobs=2, kernel="always") as verifier:
         result = verifier.check(case, x, actual.reshape(case.shape))
     assert_same(result, plain(case, x, actual.reshape(case.shape)))
     assert result.worst[0]["ulp"] == "nan" and len(result.worst) == 10

@@ -1,7 +1,13 @@
 """ONNX Runtime backends: one execution provider, no silent fallback, placement proven.
 
 Sessions are cached by (operator node, data type): shapes are dynamic, so one
-session serves every case of that operator, type and parameter set.
+session serves every case of that operator, type and parameter set. Through
+run_many, cases of one operator and data type whose parameters differ share a
+session too: prepare(cases) plans one graph per operator and data type with a
+node per parameter set (input x<k>, output y<k>); each session.run feeds every
+node, a case's tensor to its node and a one-element dummy to the others, so one
+run serves one case per node. A graph that cannot be made, or a run that fails,
+falls back to one single-node session per parameter set, which names the culprit.
 """
 import json
 import os
@@ -16,6 +22,7 @@ from conformance.backends.base import (CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, U
 from conformance.onnx_models import single_node_model
 from conformance.specs.base import NotReachable
 
+MAX_NODES = 64  # parameter sets in one shared graph
 UNSUPPORTED_MARKERS = ("NOT_IMPLEMENTED", "Could not find an implementation",
                        "assigned to the default CPU EP", "is not supported", "Type Error: Type")
 
@@ -33,13 +40,15 @@ class OrtBackend(Backend):
 
     def __init__(self, name: str, provider: str, options: dict | None = None,
                  config: dict | None = None, disable_cpu_fallback: bool = True,
-                 sequential_no_mem_pattern: bool = False, check_placement: bool = True):
+                 sequential_no_mem_pattern: bool = False, check_placement: bool = True,
+                 share_graphs: bool = True):
         super().__init__()
         self.name, self.provider, self.options = name, provider, dict(options or {})
         self.config = dict(config or {})
         self.disable_cpu_fallback = disable_cpu_fallback
         self.sequential_no_mem_pattern = sequential_no_mem_pattern
         self.check_placement = check_placement
+        self.share_graphs = share_graphs  # False: one single-node session per parameter set, as run()
         self.ort = import_onnxruntime()
         self.ort.set_default_logger_severity(3)
         available = self.ort.get_available_providers()
@@ -48,6 +57,9 @@ class OrtBackend(Backend):
                                      f"(it has {', '.join(available)})")
         self._sessions = {}  # key -> (session, failure Outcome or None)
         self._profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
+        self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
+        self._plan = {}  # node key -> (graph number, node index) in a shared graph
+        self._graphs = []  # [{"nodes": [OnnxNode], "dtype": str, "session", "failed", "placement"}]
 
     def metadata(self) -> dict:
         return {"backend": self.name, "provider": self.provider, "provider_options": self.options,
@@ -60,19 +72,162 @@ class OrtBackend(Backend):
         config = dict(self.config)
         if self.disable_cpu_fallback and self.provider != "CPUExecutionProvider":
             config["session.disable_cpu_ep_fallback"] = "1"
+        # Idle intra-op threads sleep instead of spinning: they would take the cores the
+        # verification runs on, and a spinning pool takes ~15 ms to tear down per session.
+        config.setdefault("session.intra_op.allow_spinning", "0")
         return config
 
-    def run(self, case, x: np.ndarray) -> Outcome:
-        spec = specs.get(case.op)
+    def _node(self, case):
+        """-> (OnnxNode, key) or the Outcome that says why the case cannot run (memoised)."""
+        memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())))
+        found = self._nodes.get(memo_key)
+        if found is None:
+            found = self._nodes[memo_key] = self._make_node(case)
+        return found
+
+    @staticmethod
+    def _make_node(case):
         if case.in_place:
             return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
                                                   "cannot be requested through ONNX Runtime")
         try:
-            node = spec.to_onnx(case.dtype, case.params)
+            node = specs.get(case.op).to_onnx(case.dtype, case.params)
         except NotReachable as reason:
             return Outcome(NOT_REACHABLE, message=str(reason))
         key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
                tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
+        return node, key
+
+    # -- shared graphs --------------------------------------------------------------------------
+
+    def prepare(self, cases):
+        """Plan the shared graphs for every case the run will hand to run_many."""
+        self._add_to_plan(cases)
+
+    def _add_to_plan(self, cases):
+        groups = {}
+        for case in cases:
+            found = self._node(case)
+            if isinstance(found, Outcome):
+                continue
+            node, key = found
+            if key not in self._plan:
+                groups.setdefault((node.op_type, node.opset, case.dtype), {}).setdefault(key, node)
+        for (_, _, dtype), variants in groups.items():
+            keys = list(variants)
+            for start in range(0, len(keys), MAX_NODES):
+                number = len(self._graphs)
+                chosen = keys[start:start + MAX_NODES]
+                self._graphs.append({"nodes": [variants[k] for k in chosen], "dtype": dtype, "session": None,
+                                     "failed": False, "placement": None})
+                for index, key in enumerate(chosen):
+                    self._plan[key] = (number, index)
+
+    def run_many(self, items):
+        """items: [(case, x)]: one session.run per round of at most one case per node."""
+        if not self.share_graphs:
+            return [self.run(case, x) for case, x in items]
+        outcomes = [None] * len(items)
+        nodes = [self._node(case) for case, _ in items]
+        unplanned = [case for (case, _), found in zip(items, nodes)
+                     if not isinstance(found, Outcome) and found[1] not in self._plan]
+        if unplanned:
+            self._add_to_plan(unplanned)
+        waiting = {}  # graph number -> [(item number, node index)]
+        for number, ((case, x), found) in enumerate(zip(items, nodes)):
+            if isinstance(found, Outcome):
+                outcomes[number] = Outcome(found.status, message=found.message)
+                continue
+            graph, index = self._plan[found[1]]
+            if len(self._graphs[graph]["nodes"]) == 1:
+                outcomes[number] = self.run(case, x)  # nothing to share: the single-node session
+            else:
+                waiting.setdefault(graph, []).append((number, index))
+        for graph, entries in waiting.items():
+            rounds = []
+            for number, index in entries:
+                for chosen in rounds:
+                    if index not in chosen:
+                        chosen[index] = number
+                        break
+                else:
+                    rounds.append({index: number})
+            for chosen in rounds:
+                self._run_round(graph, chosen, items, outcomes)
+        return outcomes
+
+    def _run_round(self, graph_number, chosen, items, outcomes):
+        graph = self._graphs[graph_number]
+        if graph["session"] is None and not graph["failed"]:
+            graph["session"] = self._create_graph(graph)
+            graph["failed"] = graph["session"] is None
+        if graph["failed"]:
+            for number in chosen.values():
+                outcomes[number] = self.run(*items[number])
+            return
+        dtype, nodes = graph["dtype"], graph["nodes"]
+        dummy = np.zeros((1,), dtype=dtype)
+        feeds = {f"x{k}": dummy for k in range(len(nodes))}
+        for index, number in chosen.items():
+            feeds[f"x{index}"] = items[number][1]
+        indices = list(chosen)
+        try:
+            values = graph["session"].run([f"y{k}" for k in indices], feeds)
+        except Exception:  # which node? its own session will say
+            for number in chosen.values():
+                outcomes[number] = self.run(*items[number])
+            return
+        proving = graph["placement"] is None
+        if proving:
+            graph["placement"] = self._placement(graph["session"]) if self.check_placement else {}
+        for index, value in zip(indices, values):
+            name = _node_name(nodes[index], index)
+            placement = {name: graph["placement"][name]} if name in graph["placement"] else {}
+            if self.check_placement and (not placement or placement[name] != self.provider):
+                outcomes[chosen[index]] = Outcome(
+                    CPU_FALLBACK, output=value, placement=placement,
+                    message="nodes ran outside " + self.provider + ": " +
+                    (f"{name} on {placement[name]}" if placement else "the profile shows no node at all"))
+            else:
+                outcomes[chosen[index]] = Outcome(OK, output=value, placement=placement if proving else {})
+
+    def _create_graph(self, graph):
+        """A session for a shared graph, or None (the caller falls back to single-node sessions)."""
+        ort = self.ort
+        try:
+            model = multi_node_model(graph["nodes"], graph["dtype"])
+            session = ort.InferenceSession(model, self._options(), providers=[(self.provider, self.options)])
+        except Exception:
+            self.sessions_created += 1
+            return None
+        self.sessions_created += 1
+        if session.get_providers()[0] != self.provider:
+            return None
+        if hasattr(session, "disable_fallback"):
+            session.disable_fallback()
+        return session
+
+    def _options(self):
+        ort = self.ort
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        if self.sequential_no_mem_pattern:
+            options.enable_mem_pattern = False
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        for key, value in self._session_config().items():
+            options.add_session_config_entry(key, str(value))
+        if self.check_placement:
+            options.enable_profiling = True
+            options.profile_file_prefix = os.path.join(self._profile_dir, f"s{self.sessions_created}")
+        return options
+
+    # -- one case, one single-node session per parameter set ------------------------------------
+
+    def run(self, case, x: np.ndarray) -> Outcome:
+        found = self._node(case)
+        if isinstance(found, Outcome):
+            return Outcome(found.status, message=found.message)
+        node, key = found
         if key not in self._sessions:
             self._sessions[key] = self._create(node, case.dtype)
         session, failure, proven = self._sessions[key]
@@ -98,16 +253,7 @@ class OrtBackend(Backend):
 
     def _create(self, node, dtype):
         ort = self.ort
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if self.sequential_no_mem_pattern:
-            options.enable_mem_pattern = False
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        for key, value in self._session_config().items():
-            options.add_session_config_entry(key, str(value))
-        if self.check_placement:
-            options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self._profile_dir, f"s{self.sessions_created}")
+        options = self._options()
         model = single_node_model(node, dtype)
         try:
             session = ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
@@ -138,6 +284,31 @@ class OrtBackend(Backend):
                 placement[event["name"].removesuffix("_kernel_time")] = args["provider"]
         return {name: provider for name, provider in placement.items()
                 if not name.endswith(("_fence_before", "_fence_after"))}
+
+
+def _node_name(node, index: int) -> str:
+    return f"{node.op_type}_{index}"
+
+
+def multi_node_model(nodes, dtype: str) -> bytes:
+    """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
+    Each node is built as onnx_models.single_node_model builds its only node."""
+    from onnx import helper, numpy_helper
+    from conformance.onnx_models import IR_VERSION, tensor_type
+    graph_nodes, initializers, inputs, outputs = [], [], [], []
+    for k, node in enumerate(nodes):
+        constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
+                     for i, value in enumerate(node.constant_inputs)]
+        initializers += constants
+        graph_nodes.append(helper.make_node(node.op_type, [f"x{k}"] + [t.name for t in constants], [f"y{k}"],
+                                            name=_node_name(node, k), **node.attributes))
+        inputs.append(helper.make_tensor_value_info(f"x{k}", tensor_type(dtype), None))
+        outputs.append(helper.make_tensor_value_info(f"y{k}", tensor_type(dtype), None))
+    graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
+    opset = max(max(node.opset for node in nodes), 13)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
+                              producer_name="dml-conformance")
+    return model.SerializeToString()
 
 
 def _classify(message: str) -> str:
