@@ -7,6 +7,7 @@ docs/report-screenshot.png is made this way from the default cases on the cpu ba
     python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --open-first-failure
 """
 import argparse
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -17,14 +18,15 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 
 def find_chromium():
-    """(browser, driver) paths, or None where missing."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver") or next(
+    """(browser, driver) paths, or None where missing. CHROMIUM_BINARY and CHROMEDRIVER override."""
+    browser = os.environ.get("CHROMIUM_BINARY") or shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver") or next(
         (p for p in ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver") if Path(p).exists()), None)
-    return browser, driver
+    return (browser if browser and Path(browser).exists() else None,
+            driver if driver and Path(driver).exists() else None)
 
 
-def start_chromium(profile_dir, width=1400, height=1000):
+def start_chromium(profile_dir, width=1400, height=1000, javascript=True):
     """A selenium driver for a fresh headless chromium; the caller quits it."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -37,6 +39,9 @@ def start_chromium(profile_dir, width=1400, height=1000):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile_dir}")
     options.add_argument(f"--window-size={width},{height}")
+    if not javascript:
+        options.add_argument("--blink-settings=scriptEnabled=false")
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     return webdriver.Chrome(options=options, service=Service(executable_path=driver))
 
 
