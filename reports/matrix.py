@@ -17,7 +17,7 @@ LABEL = {
     statuses.CPU_FALLBACK: "CPU fallback",
 }
 SHORT = {
-    statuses.PASS: "pass", statuses.FAIL: "fail", statuses.UNSUPPORTED_REQUIRED: "unsupported required",
+    statuses.PASS: "pass", statuses.FAIL: "fail", statuses.UNSUPPORTED_REQUIRED: "unsupported (required)",
     statuses.UNSUPPORTED: "unsupported", statuses.NOT_REACHABLE: "not reachable",
     statuses.ERROR: "error", statuses.CRASH: "crash", statuses.TIMEOUT: "timeout",
     statuses.CPU_FALLBACK: "CPU fallback",

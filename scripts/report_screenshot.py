@@ -4,7 +4,8 @@
 
 docs/report-screenshot.png is made this way from the default cases on the cpu backend:
     conformance run --backend cpu --quiet --results /tmp/cpu.jsonl --html /tmp/cpu.html
-    python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --open-first-failure
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --open-first-failure \
+        --width 1700 --height 2200
 """
 import argparse
 import os
@@ -50,20 +51,16 @@ def main(argv=None) -> int:
     parser.add_argument("report")
     parser.add_argument("png")
     parser.add_argument("--open-first-failure", action="store_true",
-                        help="open the first failing case's drill-down and show it below the matrix")
+                        help="open the first failing case's drill-down")
     parser.add_argument("--width", type=int, default=1400)
-    parser.add_argument("--height", type=int, default=1500)
+    parser.add_argument("--height", type=int, default=2200)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="report-shot-") as profile:
         browser = start_chromium(profile, args.width, args.height)
         try:
             browser.get(Path(args.report).resolve().as_uri())
             if args.open_first_failure:
-                browser.execute_script(
-                    "var d = document.querySelector('details.case'); if (d) { d.open = true;"
-                    " var h = document.getElementById('failing'); h.parentNode.insertBefore(d, h.nextSibling);"
-                    " var ops = document.getElementById('operators'); ops.parentNode.insertBefore(h, ops);"
-                    " ops.parentNode.insertBefore(d, ops); }")
+                browser.execute_script("var d = document.querySelector('details.case'); if (d) { d.open = true; }")
             Path(args.png).parent.mkdir(parents=True, exist_ok=True)
             browser.save_screenshot(str(args.png))
         finally:

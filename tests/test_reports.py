@@ -72,17 +72,17 @@ def parse(page: str) -> Tables:
 def matrix_cells(page: str) -> dict:
     """{(operator, dtype, level): (text, class)} from the HTML matrix, read as a person reads it."""
     rows = parse(page).tables["matrix-table"]
+    assert [text for text, _, _ in rows[0][:2]] == ["operator", "conformsup to"]
     dtypes = []
-    for text, _, attrs in rows[0][1:]:
+    for text, _, attrs in rows[0][2:]:
         dtypes += [text.strip()] * int(attrs.get("colspan") or 1)
-    dtypes = [d for d in dtypes if d not in ("cases", "failing", "conforms up to")]
     levels = [text.replace("FL", "").strip() for text, _, _ in rows[1]]
     cells = {}
     for row in rows[2:]:
         op = row[0][0].strip()
-        for (dtype, level), (text, klass, _) in zip(zip(dtypes, levels), row[1:]):
+        cells[(op, "conforms up to")] = (row[1][0].strip(), row[1][1])
+        for (dtype, level), (text, klass, _) in zip(zip(dtypes, levels), row[2:], strict=True):
             cells[(op, dtype, level)] = (" ".join(text.split()), klass)
-        cells[(op, "conforms up to")] = (row[-1][0].strip(), row[-1][1])
     return cells
 
 
@@ -119,13 +119,13 @@ def test_html_matrix_shows_each_cell_labelled_and_coloured(known):
     cells = matrix_cells(page)
     assert cells[(CLIP, "float32", "3_0")] == ("fail 2/4 +1 pass +1 not reachable rank 1-2", "cell st-fail")
     assert cells[(CLIP, "float32", "1_0")] == ("pass 2/2 rank 4", "cell st-pass")
-    assert cells[(CLIP, "int16", "2_1")] == ("unsupported required 1/1 rank 4", "cell st-unsupported-required")
+    assert cells[(CLIP, "int16", "2_1")] == ("unsupported (required) 1/1 rank 4", "cell st-unsupported-required")
     assert cells[(CLIP, "int64", "6_0")] == ("unsupported 1/1 rank 1", "cell st-unsupported")
     assert cells[(CELU, "float32", "3_0")] == ("crash 1/2 +1 pass rank 1,3", "cell st-crash")
     assert cells[(CELU, "float16", "3_0")] == ("not reachable 2/2 rank 1", "cell st-not-reachable")
     assert cells[(CELU, "float32", "1_0")] == ("–", "cell empty")
-    assert cells[(CLIP, "conforms up to")] == ("FL 1_0", "st-pass")
-    assert cells[(CELU, "conforms up to")] == ("none", "st-fail")
+    assert cells[(CLIP, "conforms up to")] == ("FL 1_0", "level st-pass")
+    assert cells[(CELU, "conforms up to")] == ("none", "level st-fail")
 
 
 def test_html_header_holds_the_run_metadata(known):
