@@ -164,6 +164,22 @@ def test_device_removal_and_worker_death_are_survived(monkeypatch):
         backend.close()
 
 
+def test_a_small_descriptor_heap_splits_a_batch_into_submissions():
+    dml_direct = _lane()
+    backend = dml_direct.DmlDirectBackend("dml-direct", {"heap_descriptors": "12"})
+    try:
+        x = np.array([-2.0, 0.5, 2.0], np.float32)
+        items = [(case("ELEMENT_WISE_CLIP", "float32", (3,), {"ScaleBias": None, "Min": -1.0 + i / 8, "Max": 1.0}), x)
+                 for i in range(10)]
+        outcomes = backend.run_many(items)
+        for i, outcome in enumerate(outcomes):
+            assert outcome.status == base.OK
+            np.testing.assert_array_equal(outcome.output, np.clip(x, np.float32(-1.0 + i / 8), 1.0))
+        assert backend.stats()["submissions"] >= 2 and backend.stats()["dispatches"] == 10
+    finally:
+        backend.close()
+
+
 def test_bad_adapter_index_is_reported():
     dml_direct = _lane()
     from conformance.backends.base import BackendUnavailable

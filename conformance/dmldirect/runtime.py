@@ -395,6 +395,9 @@ class Device:
                     need += compiled.descriptors + 2  # the initializer's share (upper bound)
                 if count and descriptors + need > self.heap_size:
                     break
+                if need > self.heap_size:
+                    raise RuntimeError(f"one dispatch needs {need} descriptors, the heap holds {self.heap_size} "
+                                       "(provider option heap_descriptors)")
                 descriptors += need
                 if not compiled.initialised:
                     fresh.add(id(compiled))
