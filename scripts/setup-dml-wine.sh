@@ -102,7 +102,6 @@ start_xvfb() {
 }
 cleanup() {
     if [ -n "$XVFB_PID" ]; then kill "$XVFB_PID" 2>/dev/null || true; fi
-    [ -n "${WINESERVER:-}" ] && [ -d "$PREFIX" ] && WINEPREFIX=$PREFIX "$WINESERVER" -k 2>/dev/null || true
 }
 trap cleanup EXIT
 

@@ -18,6 +18,8 @@ Requests:
   {"op": "exit"}
 Stdlib, numpy and onnxruntime only.
 """
+import contextlib
+import io
 import json
 import os
 import platform
@@ -65,6 +67,8 @@ class Engine:
         if op == "selfcheck":
             return selfcheck(self, header.get("provider", "DmlExecutionProvider"),
                              header.get("provider_options", {"device_id": "0"})), []
+        if op == "exit":
+            return {"op": "exit", "ok": True}, []
         if op == "debug" and self.test_hooks:
             return self.debug(header.get("action")), []
         raise ValueError(f"unknown request {op!r}")
@@ -106,11 +110,19 @@ class Engine:
         provider = spec["provider"]
         started = time.perf_counter()
         self.sessions_created += 1
+        printed = io.StringIO()
         try:
-            session = ort.InferenceSession(model, options,
-                                           providers=[(provider, dict(spec.get("provider_options", {})))])
+            # The Python wrapper prints "EP Error ... Falling back" when the provider itself fails to
+            # start, then retries on the CPU provider; what it printed is the real reason.
+            with contextlib.redirect_stdout(printed):
+                session = ort.InferenceSession(model, options,
+                                               providers=[(provider, dict(spec.get("provider_options", {})))])
         except Exception as error:  # onnxruntime raises its own Fail/InvalidArgument/... types
-            return {"ok": False, "error": _one_line(error), "seconds": _since(started)}
+            reason = _one_line(error)
+            if "EP Error" in printed.getvalue():
+                return {"ok": False, "provider_failed": True, "seconds": _since(started),
+                        "error": f"{provider} failed to start: {_one_line(printed.getvalue())} (then: {reason})"}
+            return {"ok": False, "error": reason, "seconds": _since(started)}
         seconds = _since(started)
         providers = session.get_providers()
         if providers[0] != provider:

@@ -1,0 +1,1027 @@
+"""Backends that run ONNX Runtime in a worker process: the real DirectML under Wine (dml-wine),
+and the same worker natively (cpu-worker anywhere; dml-worker on Windows).
+
+The worker (conformance/worker, stdlib + numpy + onnxruntime only) is started once and kept
+alive; the harness talks to it over a loopback TCP socket (stdout is of no use under Wine).
+
+Session economy: a DirectML session costs seconds under lavapipe, so cases share sessions.
+All parameter sets of one operator, opset and data type become the nodes of one graph
+(node i: x{i} -> y{i}, every shape dynamic), so one session serves a whole family of cases,
+and one run() serves up to one case per node. prepare(cases), when the runner calls it, lays
+the graphs out before anything runs; without it they grow batch by batch. A graph that cannot
+be created is split into one-node graphs, so each case gets its own verdict.
+
+Memory: under Wine and lavapipe every DirectML session keeps about 1.5 GB of shared memory
+until its process exits (destroying the session gives nothing back). The backend learns what a
+session costs from the worker's resident size and starts a fresh worker before the next
+sessions would pass the memory budget (60 % of the memory available at start, by default).
+
+Faults: a worker that dies, hangs past the round trip's time limit, or answers garbage fails
+the cases of that round trip (crash or timeout, with the tail of the worker's log), is killed
+and restarted at the next batch, and the run goes on.
+
+Options (--provider-option KEY=VALUE); these are the harness's, the rest go to the provider:
+  graph_fusion=on|off (or disable_graph_fusion=1)  DirectML graph fusion (default on)
+  multi_node=1|0         several parameter sets per graph (default 1)
+  max_nodes=N            nodes per graph (default 64)
+  timeout=S              seconds per round trip, plus session_timeout=S per session it creates
+                         (defaults 120 and 120)
+  startup_timeout=S      seconds for a worker to start and say hello (default 180)
+  transport=subprocess|inprocess   (cpu-worker, dml-worker only)
+  winedebug=...          WINEDEBUG for the worker (default -all; e.g. err+all)
+  memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable; 0: none)
+  session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
+  test_hooks=1           lets tests ask the worker to hang, crash or send garbage
+"""
+import json
+import os
+import platform
+import select
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from conformance import specs
+from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, Backend,
+                                       BackendUnavailable, Outcome)
+from conformance.specs.base import NotReachable
+
+DML = "DmlExecutionProvider"
+CPU = "CPUExecutionProvider"
+LANE_FORMAT = 1
+LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
+WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
+SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
+MAX_START_FAILURES = 3
+POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
+TAIL_CHARS = 600
+FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
+                 "Unhandled exception", "wine: Unhandled")
+
+
+# ---- the provisioned lane ------------------------------------------------------------------------
+def lane_homes() -> list:
+    homes = []
+    if os.environ.get("DML_WINE_HOME"):
+        homes.append(Path(os.environ["DML_WINE_HOME"]))
+    homes.append(Path("/var/cache/dml-conformance"))
+    homes.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dml-conformance")
+    return homes
+
+
+@dataclass
+class Lane:
+    home: Path
+    marker: dict
+
+    @property
+    def python_exe(self) -> Path:
+        return Path(self.marker.get("python_dir", self.home / "python")) / "python.exe"
+
+    @property
+    def prefix(self) -> Path:
+        return Path(self.marker.get("prefix", self.home / "prefix"))
+
+    @property
+    def vulkan_icd(self) -> str | None:
+        return os.environ.get("DML_WINE_VK_ICD") or self.marker.get("vulkan_icd")
+
+
+def find_lane():
+    """-> (Lane, None) when provisioned, else (None, why not)."""
+    reasons = []
+    for home in lane_homes():
+        marker_path = home / "lane.json"
+        if not marker_path.exists():
+            reasons.append(f"no {marker_path}")
+            continue
+        try:
+            marker = json.loads(marker_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            reasons.append(f"{marker_path}: unreadable ({error})")
+            continue
+        lane = Lane(home, marker)
+        if marker.get("format") != LANE_FORMAT:
+            reasons.append(f"{marker_path}: lane format {marker.get('format')}, this harness needs {LANE_FORMAT}")
+        elif not set(LANE_PINS) <= set(marker.get("pins", [])):
+            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(LANE_PINS)}")
+        elif not lane.python_exe.exists() or not lane.prefix.is_dir():
+            reasons.append(f"{home}: the Windows Python or the Wine prefix is gone")
+        elif _wine_binary() is None or shutil.which("Xvfb") is None or shutil.which("script") is None:
+            reasons.append("wine64, Xvfb or script is not installed")
+        else:
+            return lane, None
+    return None, "the dml-wine lane is not provisioned (run: bash scripts/setup-dml-wine.sh): " + "; ".join(reasons)
+
+
+def _wine_binary():
+    for candidate in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+# ---- worker processes ------------------------------------------------------------------------------
+class WorkerDied(Exception):
+    """The worker is gone, hung or talking nonsense; status is crash or timeout."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Launcher:
+    """Starts worker processes that connect back to address (host, port) with token."""
+    kind = "worker"
+
+    def start(self, address, token, log_path):
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        return {"transport": self.kind}
+
+    def close(self):
+        pass
+
+
+class NativeLauncher(Launcher):
+    """`python -m conformance.worker` with this harness's own Python and onnxruntime."""
+    kind = "native subprocess"
+
+    def __init__(self, python=None, env=None):
+        self.python = python or sys.executable
+        self.env = env or {}
+
+    def start(self, address, token, log_path):
+        command = [self.python, "-m", "conformance.worker", "--connect", f"{address[0]}:{address[1]}",
+                   "--token", token, "--log", str(log_path)]
+        env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=token)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
+                                                          env.get("PYTHONPATH")]))
+        console = open(log_path.with_suffix(".console"), "ab")
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
+                                   env=env, start_new_session=True)
+        console.close()
+        return Process(process, token, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
+
+
+class WineLauncher(Launcher):
+    """The Windows Python of the lane under Wine, in a pseudo-terminal (`script -qec`), with an
+    Xvfb of its own (kept across worker restarts)."""
+    kind = "wine"
+
+    def __init__(self, lane: Lane, winedebug="-all", env=None):
+        self.lane = lane
+        self.wine = _wine_binary()
+        self.winedebug = winedebug
+        self.env = env or {}
+        self.xvfb = None
+        self.display = None
+        self.workdir = Path(tempfile.mkdtemp(prefix="dml-wine-worker-"))
+        # A private copy of the worker package: only it goes on the Windows Python's sys.path.
+        shutil.copytree(WORKER_PACKAGE, self.workdir / "dmlc_worker",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+    def _ensure_xvfb(self):
+        if self.xvfb is not None and self.xvfb.poll() is None:
+            return
+        read_end, write_end = os.pipe()
+        log = open(self.workdir / "xvfb.log", "ab")
+        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
+                                      "-nolisten", "tcp"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        os.close(write_end)
+        log.close()
+        ready, _, _ = select.select([read_end], [], [], 30)
+        display = os.read(read_end, 64).decode().strip() if ready else ""
+        os.close(read_end)
+        if not display:
+            self.xvfb.kill()
+            raise BackendUnavailable(f"Xvfb did not start: {_tail(self.workdir / 'xvfb.log')}")
+        self.display = f":{display}"
+
+    def start(self, address, token, log_path):
+        self._ensure_xvfb()
+        main = _windows_path(self.workdir / "dmlc_worker" / "__main__.py")
+        command = [self.wine, str(self.lane.python_exe), main, "--connect", f"{address[0]}:{address[1]}",
+                   "--token", token, "--log", _windows_path(log_path)]
+        env = dict(os.environ, **self.env, WINEPREFIX=str(self.lane.prefix), WINEARCH="win64",
+                   WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=self.display,
+                   DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
+        if self.lane.vulkan_icd:
+            env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = self.lane.vulkan_icd
+        console_path = log_path.with_suffix(".console")
+        console = open(console_path, "ab")
+        # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
+        process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
+                                   stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
+                                   start_new_session=True)
+        console.close()
+        return Process(process, token, [log_path, console_path],
+                       lambda: [process.pid] + _processes_with(token, "dmlc_worker"))
+
+    def describe(self) -> dict:
+        marker = self.lane.marker
+        return {"transport": "wine (script pty, Xvfb, loopback TCP)", "lane": str(self.lane.home),
+                "wine": marker.get("wine"), "mesa_vulkan_drivers": marker.get("mesa_vulkan_drivers"),
+                "vulkan_device": marker.get("vulkan_device"), "vulkan_icd": self.lane.vulkan_icd,
+                "windows_python": marker.get("windows_python"), "winedebug": self.winedebug}
+
+    def close(self):
+        if self.xvfb is not None and self.xvfb.poll() is None:
+            self.xvfb.terminate()
+            try:
+                self.xvfb.wait(5)
+            except subprocess.TimeoutExpired:
+                self.xvfb.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _windows_path(path) -> str:
+    """Wine's drive Z: is the Unix root."""
+    return "Z:" + str(Path(path).resolve()).replace("/", "\\")
+
+
+def _processes_with(token: str, marker: str) -> list:
+    """Unix pids of processes started with our token in their environment and marker in their
+    command line (the Windows python.exe; never wineserver or Wine's shared services)."""
+    found = []
+    needle = f"DMLC_WORKER_TOKEN={token}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+class Process:
+    """A started worker process: its Popen, its log files, and how to find all its pids."""
+
+    def __init__(self, popen, token, logs, pids):
+        self.popen, self.token, self.logs, self._pids = popen, token, logs, pids
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def pids(self) -> list:
+        return sorted(set(self._pids()))
+
+    def kill(self):
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.popen.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def tail(self) -> str:
+        parts = []
+        for path in self.logs:
+            text = _tail(path)
+            if text:
+                parts.append(f"[{path.name}] {text}")
+        return " ".join(parts) or "(the worker wrote nothing)"
+
+
+def _resident(pid) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _tail(path, chars=TAIL_CHARS) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 8 * chars))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    text = " ".join(text.replace("\x1b", "").replace("\r", "").split())
+    # A fatal error report (faulthandler) or a traceback says the most: show it from its start.
+    start = max(text.rfind(marker) for marker in FATAL_MARKERS)
+    if start >= 0 and len(text) - start <= 3 * chars:
+        return text[start:]
+    return text[-chars:]
+
+
+class SocketChannel:
+    """One worker process and its connection."""
+
+    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int):
+        from conformance.worker import protocol
+        self.protocol = protocol
+        self.token = uuid.uuid4().hex
+        self.log_path = logdir / f"worker-{generation}.log"
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        self.sock = None
+        try:
+            self.process = launcher.start(listener.getsockname(), self.token, self.log_path)
+            deadline = time.monotonic() + startup_timeout
+            while self.sock is None:
+                ready, _, _ = select.select([listener], [], [], 0.5)
+                if ready:
+                    self.sock, _ = listener.accept()
+                elif not self.process.alive():
+                    raise BackendUnavailable(f"the worker exited before it connected: {self.process.tail()}")
+                elif time.monotonic() > deadline:
+                    self.process.kill()
+                    raise BackendUnavailable(f"the worker did not connect in {startup_timeout:.0f} s: "
+                                             f"{self.process.tail()}")
+        finally:
+            listener.close()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self.hello, _ = self._receive(time.monotonic() + startup_timeout)
+        except WorkerDied as error:
+            self.kill()
+            raise BackendUnavailable(f"the worker did not say hello: {error}") from None
+        if self.hello.get("token") != self.token:
+            self.kill()
+            raise BackendUnavailable(f"a stranger connected instead of the worker: {str(self.hello)[:200]}")
+        if not self.hello.get("ok"):
+            self.kill()
+            raise BackendUnavailable(f"the worker could not start ONNX Runtime: {self.hello.get('error')}; "
+                                     f"{self.process.tail()}")
+
+    def request(self, header, buffers, timeout):
+        try:
+            self.protocol.send(self.sock, header, buffers)
+        except OSError as error:
+            raise WorkerDied(CRASH, f"could not send to the worker ({error})") from None
+        if self.after_send is not None:
+            self.after_send(self, header)
+        return self._receive(time.monotonic() + timeout)
+
+    after_send = None  # test hook: called with (channel, header) once a request is on its way
+
+    def _receive(self, deadline):
+        while True:
+            ready, _, _ = select.select([self.sock], [], [], 0.5)
+            if ready:
+                break
+            if not self.process.alive():
+                raise WorkerDied(CRASH, f"the worker process exited (code {self.process.popen.poll()})")
+            if time.monotonic() > deadline:
+                raise WorkerDied(TIMEOUT, "the worker did not answer in time")
+        self.sock.settimeout(max(10.0, deadline - time.monotonic()))
+        try:
+            return self.protocol.recv(self.sock)
+        except self.protocol.PeerClosed as error:
+            raise WorkerDied(CRASH, f"the worker closed the connection ({error})") from None
+        except self.protocol.ProtocolError as error:
+            raise WorkerDied(CRASH, f"the worker answered garbage ({error})") from None
+        except (socket.timeout, TimeoutError):
+            raise WorkerDied(TIMEOUT, "the worker stopped in the middle of an answer") from None
+        except OSError as error:
+            raise WorkerDied(CRASH, f"the connection broke ({error})") from None
+        finally:
+            if self.sock is not None:
+                self.sock.settimeout(None)
+
+    def alive(self) -> bool:
+        return self.process.alive()
+
+    def pids(self) -> list:
+        return self.process.pids()
+
+    def memory(self) -> int | None:
+        """Resident bytes of the worker's largest process (Wine's shared GPU memory included)."""
+        return max((_resident(pid) or 0 for pid in self.pids()), default=0) or None
+
+    def tail(self) -> str:
+        return self.process.tail()
+
+    def kill(self):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        self.process.kill()
+
+    def close(self, wait=15):
+        if self.sock is not None and self.alive():
+            try:
+                self.protocol.send(self.sock, {"op": "exit"})
+                self._receive(time.monotonic() + wait)
+            except (WorkerDied, OSError):
+                pass
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        try:
+            self.process.popen.wait(wait)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class InProcessChannel:
+    """The worker's engine in this process: same requests, no process, no fault isolation."""
+
+    def __init__(self, test_hooks=False):
+        from conformance.worker.engine import Engine
+        self.engine = Engine(test_hooks=test_hooks)
+        self.hello = dict(self.engine.hello(), ok=True)
+
+    def request(self, header, buffers, timeout):
+        return self.engine.handle(header, [bytes(b) for b in buffers])
+
+    def alive(self):
+        return True
+
+    def pids(self):
+        return [os.getpid()]
+
+    def memory(self):
+        return None
+
+    def tail(self):
+        return ""
+
+    def kill(self):
+        pass
+
+    def close(self, wait=0):
+        pass
+
+
+# ---- graphs ------------------------------------------------------------------------------------------
+@dataclass
+class Graph:
+    key: str
+    dtype: str
+    nodes: list = field(default_factory=list)  # OnnxNode, node i reads x{i} and writes y{i}
+    created: bool = False  # in the current worker
+    failure: Outcome | None = None
+    placement: dict | None = None
+    deaths: int = 0  # worker deaths while this graph was in flight
+
+    def node_name(self, index) -> str:
+        return f"{self.nodes[index].op_type}_{index}"
+
+
+def graph_model(nodes, dtype: str) -> bytes:
+    """Node i: x{i} (dtype, any shape) -> y{i}, with its constant inputs as initializers."""
+    from onnx import helper, numpy_helper
+
+    from conformance.onnx_models import IR_VERSION, tensor_type
+    onnx_nodes, initializers, inputs, outputs = [], [], [], []
+    for i, node in enumerate(nodes):
+        names = []
+        for j, value in enumerate(node.constant_inputs):
+            initializers.append(numpy_helper.from_array(np.asarray(value), f"c{i}_{j}"))
+            names.append(f"c{i}_{j}")
+        onnx_nodes.append(helper.make_node(node.op_type, [f"x{i}"] + names, [f"y{i}"], name=f"{node.op_type}_{i}",
+                                           **node.attributes))
+        inputs.append(helper.make_tensor_value_info(f"x{i}", tensor_type(dtype), None))
+        outputs.append(helper.make_tensor_value_info(f"y{i}", tensor_type(dtype), None))
+    graph = helper.make_graph(onnx_nodes, "conformance", inputs, outputs, initializer=initializers)
+    opset = max([13] + [node.opset for node in nodes])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
+                              producer_name="dml-conformance")
+    return model.SerializeToString()
+
+
+def _node_key(node, dtype):
+    return (node.op_type, node.opset, dtype, tuple(sorted((k, repr(v)) for k, v in node.attributes.items())),
+            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
+
+
+# ---- the backend ---------------------------------------------------------------------------------------
+class WorkerBackend(Backend):
+    def __init__(self, name: str, provider: str, provider_options: dict, config: dict, channel_factory,
+                 settings: dict, describe: dict | None = None):
+        super().__init__()
+        self.name, self.provider = name, provider
+        self.provider_options, self.config = dict(provider_options), dict(config)
+        self.settings = settings
+        self._channel_factory = channel_factory
+        self._describe = describe or {}
+        self.logdir = Path(tempfile.mkdtemp(prefix=f"{name}-logs-"))
+        self.worker_starts = 0
+        self.restarts = 0  # after a death
+        self.recycles = 0  # planned: the worker's memory would pass the budget
+        self.worker_deaths = 0
+        self.round_trips = 0
+        self.peak_memory = 0
+        self._live = 0  # sessions created in the current worker
+        self._base_memory = 0
+        self._per_session = settings["session_memory_mb"] << 20
+        budget = settings["memory_budget_mb"]
+        if budget is None:
+            free = available_memory()
+            budget = int(free * 0.6) >> 20 if free else 0
+        self.memory_budget = budget << 20  # 0: no limit
+        self._start_failures = 0
+        self._channel = None
+        self._slots = {}  # node key -> (graph key, node index)
+        self._graphs = {}
+        self._open = {}  # family -> graph key still accepting nodes (not yet created)
+        self._hello = None
+        self.after_send = None  # test hook, passed to each channel
+        self._ensure_worker()
+
+    # -- the worker ----------------------------------------------------------------------------------
+    def _ensure_worker(self):
+        if self._channel is not None and self._channel.alive():
+            return self._channel
+        if self._channel is not None:
+            self._channel.kill()
+            self._channel = None
+        self.worker_starts += 1
+        try:
+            channel = self._channel_factory(self.logdir, self.worker_starts)
+        except BackendUnavailable:
+            self._start_failures += 1
+            raise
+        self._start_failures = 0
+        self._channel = channel
+        self._hello = channel.hello
+        self._live = 0
+        self._base_memory = channel.memory() or 0
+        if self.provider not in channel.hello.get("providers", []):
+            raise BackendUnavailable(f"{self.name}: the worker's ONNX Runtime {channel.hello.get('onnxruntime')} "
+                                     f"has no {self.provider} (it has {channel.hello.get('providers')})")
+        for graph in self._graphs.values():
+            graph.created = False
+        return channel
+
+    def worker_pids(self) -> list:
+        """Unix pids of the live worker (for tests that kill it)."""
+        return self._channel.pids() if self._channel is not None else []
+
+    def metadata(self) -> dict:
+        hello = self._hello or {}
+        adapters = hello.get("adapters")
+        device = adapters[0]["description"] if isinstance(adapters, list) and adapters else "default"
+        if self.provider == CPU:
+            device = hello.get("machine", platform.machine())
+        meta = {"backend": self.name, "provider": self.provider, "provider_options": self.provider_options,
+                "session_config": self.config, "onnxruntime": hello.get("onnxruntime"),
+                "onnxruntime_package": ("onnxruntime-directml " if self.provider == DML else "onnxruntime ")
+                + str(hello.get("onnxruntime")) + f" ({hello.get('platform')}, Python {hello.get('python')})",
+                "device": device, "directml": hello.get("directml_dll"),
+                "dml_max_feature_level": hello.get("dml_max_feature_level"),
+                "adapters": adapters, "worker": {**self._describe, "numpy": hello.get("numpy"),
+                                                 "graph_fusion": self.config.get("ep.dml.disable_graph_fusion") != "1",
+                                                 "multi_node": self.settings["multi_node"],
+                                                 "max_nodes": self.settings["max_nodes"],
+                                                 "memory_budget_mb": self.memory_budget >> 20,
+                                                 "sessions_per_worker": self.capacity()}}
+        return meta
+
+    # -- planning ------------------------------------------------------------------------------------
+    def prepare(self, cases):
+        """Lay out every graph before the run, so each family needs one session."""
+        for case in cases:
+            planned = self._plan(case)
+            if not isinstance(planned, Outcome):
+                self._slot(*planned)
+
+    def _plan(self, case):
+        """-> (node key, node, dtype) or an Outcome for cases no graph can express."""
+        if case.in_place:
+            return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
+                                                  "cannot be requested through ONNX Runtime")
+        try:
+            node = specs.get(case.op).to_onnx(case.dtype, case.params)
+        except NotReachable as reason:
+            return Outcome(NOT_REACHABLE, message=str(reason))
+        return _node_key(node, case.dtype), node, case.dtype
+
+    def _slot(self, key, node, dtype):
+        if key in self._slots:
+            return self._slots[key]
+        family = key[:3]
+        graph_key = self._open.get(family)
+        graph = self._graphs.get(graph_key)
+        limit = self.settings["max_nodes"] if self.settings["multi_node"] else 1
+        if graph is None or graph.created or graph.failure is not None or len(graph.nodes) >= limit:
+            graph_key = f"{node.op_type}-{node.opset}-{dtype}-g{len(self._graphs)}"
+            graph = self._graphs[graph_key] = Graph(graph_key, dtype)
+            self._open[family] = graph_key
+        graph.nodes.append(node)
+        self._slots[key] = (graph_key, len(graph.nodes) - 1)
+        return self._slots[key]
+
+    def _split(self, graph: Graph):
+        """A graph that failed as a whole: each node gets a graph of its own."""
+        for index, node in enumerate(graph.nodes):
+            key = _node_key(node, graph.dtype)
+            single_key = f"{graph.key}-n{index}"
+            self._graphs[single_key] = Graph(single_key, graph.dtype, [node])
+            self._slots[key] = (single_key, 0)
+
+    # -- running ---------------------------------------------------------------------------------------
+    def run(self, case, x):
+        return self.run_many([(case, x)])[0]
+
+    def run_many(self, items):
+        outcomes = [None] * len(items)
+        pending = []
+        for position, (case, x) in enumerate(items):
+            planned = self._plan(case)
+            if isinstance(planned, Outcome):
+                outcomes[position] = planned
+            else:
+                pending.append((position, planned[0], x))
+                self._slot(*planned)
+        for _ in range(3):  # a split graph needs one more round trip
+            retry = []
+            for trip in self._trips(pending, outcomes):
+                retry += self._round_trip(trip, outcomes)
+            pending = retry
+            if not pending:
+                break
+        for position, _, _ in pending:
+            outcomes[position] = Outcome(ERROR, message="no verdict after three round trips (harness bug)")
+        return outcomes
+
+    def capacity(self) -> int | None:
+        """Sessions one worker may hold within the memory budget (None: no limit). Under Wine and
+        lavapipe each DirectML session keeps about 1.5 GB of shared memory until the process
+        ends (destroying the session does not give it back), so a worker is recycled instead."""
+        if not self.memory_budget or not self._per_session:
+            return None
+        return max(1, int((self.memory_budget - self._base_memory) // self._per_session))
+
+    def _trips(self, pending, outcomes):
+        """Group pending cases by graph, and the graphs into round trips of at most capacity()."""
+        by_graph = {}
+        for position, key, x in pending:
+            graph_key, index = self._slots[key]
+            graph = self._graphs[graph_key]
+            if graph.failure is not None:
+                outcomes[position] = _with_placement(graph.failure, None)
+            elif graph.deaths >= POISON_AFTER:
+                outcomes[position] = Outcome(CRASH, message=f"not sent: graph {graph.key} was in flight when the "
+                                                            f"worker died {graph.deaths} times")
+            else:
+                by_graph.setdefault(graph_key, []).append((position, index, x))
+        limit = self.capacity() or len(by_graph) or 1
+        trips, trip = [], {}
+        for graph_key, entries in by_graph.items():
+            if len(trip) >= limit:
+                trips.append(trip)
+                trip = {}
+            trip[graph_key] = entries
+        return trips + ([trip] if trip else [])
+
+    def _recycle_if_full(self, by_graph):
+        """Start a fresh worker when the sessions this trip creates would not fit the budget."""
+        limit = self.capacity()
+        new = sum(1 for graph_key in by_graph if not self._graphs[graph_key].created)
+        if limit is None or not new or self._live == 0 or self._live + new <= limit:
+            return
+        self._channel.close()
+        self._channel = None
+        self.recycles += 1
+        for graph in self._graphs.values():
+            graph.created = False
+
+    def _round_trip(self, by_graph, outcomes):
+        """Send what by_graph needs in one request; fill outcomes; return what must go again."""
+        if not by_graph:
+            return []
+        if self._channel is not None and self._channel.alive():
+            self._recycle_if_full(by_graph)
+        if self._start_failures >= MAX_START_FAILURES:
+            for entries in by_graph.values():
+                for position, _, _ in entries:
+                    outcomes[position] = Outcome(CRASH, message=f"not run: the worker failed to start "
+                                                                f"{self._start_failures} times in a row")
+            return []
+        try:
+            channel = self._ensure_worker()
+        except BackendUnavailable as error:
+            for entries in by_graph.values():
+                for position, _, _ in entries:
+                    outcomes[position] = Outcome(CRASH, message=f"the worker could not be restarted: {error}")
+            return []
+
+        from conformance.worker import protocol
+        buffers = protocol.Buffers()
+        sessions, runs, run_cases = [], [], []
+        for graph_key, entries in by_graph.items():
+            graph = self._graphs[graph_key]
+            if not graph.created:
+                buffers.items.append(graph_model(graph.nodes, graph.dtype))
+                sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
+                                 "provider_options": self.provider_options, "config": self.config,
+                                 "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
+            queues = {}
+            for entry in entries:
+                queues.setdefault(entry[1], []).append(entry)
+            while queues:  # one run takes at most one case per node
+                chosen = [queue.pop(0) for queue in queues.values()]
+                queues = {index: queue for index, queue in queues.items() if queue}
+                runs.append({"session": graph_key,
+                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
+                             "fetch": [f"y{index}" for _, index, _ in chosen]})
+                run_cases.append((graph_key, chosen))
+        self.round_trips += 1
+        header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
+        timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
+        in_flight = [position for _, chosen in run_cases for position, _, _ in chosen]
+        channel.after_send = self.after_send
+        try:
+            reply, reply_buffers = channel.request(header, buffers.items, timeout)
+            results = self._check_reply(reply, reply_buffers, header)
+        except WorkerDied as death:
+            self._worker_died(death, [graph_key for graph_key in by_graph], in_flight, outcomes, timeout)
+            return []
+        if reply.get("op") == "error":
+            for position in in_flight:
+                outcomes[position] = Outcome(ERROR, message=f"worker error: {reply.get('error')}")
+            for graph_key in by_graph:
+                self._graphs[graph_key].created = False
+            return []
+        self.sessions_created += int(reply.get("sessions_created", 0))
+        self._live += int(reply.get("sessions_created", 0))
+        memory = channel.memory()
+        if memory:
+            self.peak_memory = max(self.peak_memory, memory)
+            if self._live:  # learn what a session costs here; never lower the estimate
+                self._per_session = max(self._per_session, (memory - self._base_memory) // self._live)
+
+        retry = []
+        for session in sessions:
+            graph = self._graphs[session["key"]]
+            created = reply["sessions"].get(session["key"], {})
+            if created.get("ok"):
+                graph.created = True
+                continue
+            from conformance.backends.ort import _classify
+            message = " ".join(str(created.get("error", "no reason given")).split())[:500]
+            status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
+                      else _classify(message))
+            if len(graph.nodes) > 1 and not created.get("provider_failed"):
+                self._split(graph)  # each case gets its own verdict in the next round trip
+                graph.failure = Outcome(status, message=message)
+                retry += [(p, _node_key(graph.nodes[i], graph.dtype), x) for p, i, x in by_graph[graph.key]]
+            else:
+                graph.failure = Outcome(status, message=message)
+        retry_positions = {position for position, _, _ in retry}
+        for (graph_key, chosen), result in zip(run_cases, results):
+            graph = self._graphs[graph_key]
+            if "placement" in result:
+                graph.placement = result["placement"]
+            for position, index, _ in chosen:
+                if position in retry_positions:
+                    continue
+                if graph.failure is not None:
+                    outcomes[position] = _with_placement(graph.failure, None)
+                elif not result.get("ok"):
+                    from conformance.backends.ort import _classify
+                    message = " ".join(str(result.get("error")).split())[:500]
+                    outcomes[position] = Outcome(_classify(message), message=message)
+                else:
+                    outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
+        return retry
+
+    def _check_reply(self, reply, buffers, header):
+        """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
+        from conformance.worker import protocol
+        if reply.get("op") == "error" and reply.get("id") == header["id"]:
+            return []
+        problem = None
+        if reply.get("op") != "batch" or reply.get("id") != header["id"]:
+            problem = f"a reply to {reply.get('op')!r} #{reply.get('id')!r}, not batch #{header['id']}"
+        elif len(reply.get("runs", [])) != len(header["runs"]):
+            problem = f"{len(reply.get('runs', []))} run results for {len(header['runs'])} runs"
+        elif not isinstance(reply.get("sessions"), dict) or set(reply["sessions"]) != {s["key"] for s in header["sessions"]}:
+            problem = "session results that do not match the sessions asked for"
+        if problem is None:
+            results = []
+            try:
+                for run, result in zip(header["runs"], reply["runs"]):
+                    result = dict(result)
+                    if result.get("ok"):
+                        outputs = result.get("outputs", {})
+                        result["outputs"] = {name: protocol.take(outputs[name], buffers) for name in run["fetch"]}
+                    results.append(result)
+                return results
+            except (protocol.ProtocolError, KeyError, TypeError, AttributeError) as error:
+                problem = f"undecodable outputs ({error})"
+        raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
+
+    def _outcome(self, graph: Graph, index: int, output) -> Outcome:
+        name = graph.node_name(index)
+        placement = graph.placement or {}
+        foreign = {n: p for n, p in placement.items() if p != self.provider}
+        node_names = {graph.node_name(i) for i in range(len(graph.nodes))}
+        fused = {n: p for n, p in placement.items() if n.startswith("DmlFusedNode") and p == self.provider}
+        own = {name: placement[name]} if name in placement else dict(fused)
+        if name in foreign:
+            return Outcome(CPU_FALLBACK, output=output, placement={name: foreign[name]},
+                           message=f"node {name} ran on {foreign[name]}, not {self.provider}")
+        stray = {n: p for n, p in foreign.items() if n not in node_names}
+        if stray:
+            return Outcome(CPU_FALLBACK, output=output, placement={**own, **stray},
+                           message=f"nodes of this case's graph ran outside {self.provider}: "
+                           + ", ".join(f"{n} on {p}" for n, p in stray.items()))
+        if not own:
+            return Outcome(CPU_FALLBACK, output=output, placement={},
+                           message=f"node {name} is not in the profile (no proof it ran on {self.provider})")
+        return Outcome(OK, output=output, placement=own)
+
+    def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):
+        channel = self._channel
+        self._channel = None
+        self.worker_deaths += 1
+        self.restarts += 1
+        if channel is not None:
+            channel.kill()
+            tail = channel.tail()
+        else:
+            tail = ""
+        for graph_key in graph_keys:
+            self._graphs[graph_key].deaths += 1
+        for graph in self._graphs.values():
+            graph.created = False
+        limit = f" (limit {timeout:.0f} s)" if death.status == TIMEOUT else ""
+        message = (f"{death}{limit} with {len(in_flight)} case(s) in flight; the worker is restarted; "
+                   f"its last output: {tail}")
+        for position in in_flight:
+            outcomes[position] = Outcome(death.status, message=message)
+
+    def close(self):
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        closer = getattr(self._channel_factory, "close", None)
+        if closer:
+            closer()
+        if not self.round_trips:
+            shutil.rmtree(self.logdir, ignore_errors=True)
+            return
+        if self.worker_deaths:
+            logs = f"; worker logs kept in {self.logdir}"
+        else:
+            shutil.rmtree(self.logdir, ignore_errors=True)
+            logs = ""
+        memory = f", worker peak {self.peak_memory / 2**30:.1f} GiB" if self.peak_memory else ""
+        print(f"{self.name}: {self.worker_starts} worker start(s) ({self.restarts} after a crash or hang, "
+              f"{self.recycles} to stay within {self.memory_budget / 2**30:.1f} GiB), {self.sessions_created} "
+              f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
+
+
+def _with_placement(outcome: Outcome, placement):
+    return Outcome(outcome.status, message=outcome.message, placement=placement or {})
+
+
+# ---- factories (entry points of dml_conformance.backends) -----------------------------------------------
+def _settings(options: dict) -> tuple:
+    """Split --provider-option pairs into the harness's settings and the provider's options."""
+    options = dict(options or {})
+    fusion = str(options.pop("graph_fusion", "on")).lower()
+    disable = str(options.pop("disable_graph_fusion", "0")).lower()
+    if fusion not in ("on", "off", "1", "0", "true", "false") or disable not in ("0", "1", "true", "false"):
+        raise ValueError("graph_fusion takes on or off; disable_graph_fusion takes 0 or 1")
+    settings = {
+        "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
+        "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
+        "max_nodes": int(options.pop("max_nodes", 64)),
+        "timeout": float(options.pop("timeout", 120)),
+        "session_timeout": float(options.pop("session_timeout", 120)),
+        "startup_timeout": float(options.pop("startup_timeout", 180)),
+        "transport": options.pop("transport", "subprocess"),
+        "winedebug": options.pop("winedebug", "-all"),
+        "test_hooks": str(options.pop("test_hooks", "0")).lower() in ("1", "true", "on"),
+        "memory_budget_mb": int(options.pop("memory_budget_mb")) if "memory_budget_mb" in options else None,
+        "session_memory_mb": int(options.pop("session_memory_mb", 0)),
+    }
+    if settings["max_nodes"] < 1:
+        raise ValueError("max_nodes must be at least 1")
+    return settings, options
+
+
+def _dml_config(settings) -> dict:
+    config = {"session.disable_cpu_ep_fallback": "1"}
+    if not settings["graph_fusion"]:
+        config["ep.dml.disable_graph_fusion"] = "1"
+    return config
+
+
+def _socket_factory(launcher, settings):
+    def factory(logdir, generation):
+        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation)
+    factory.close = launcher.close
+    return factory
+
+
+def dml_wine(name, options):
+    """The real DirectML.dll under Wine (see docs/dml-wine.md)."""
+    lane, reason = find_lane()
+    if lane is None:
+        raise BackendUnavailable(reason)
+    settings, provider_options = _settings(options)
+    settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
+    provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
+    env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
+    launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
+    try:
+        return WorkerBackend(name, DML, provider_options, _dml_config(settings), _socket_factory(launcher, settings),
+                             settings, launcher.describe())
+    except BaseException:
+        launcher.close()
+        raise
+
+
+def _dml_wine_available():
+    lane, reason = find_lane()
+    if lane is None:
+        return False, reason
+    marker = lane.marker
+    return True, (f"provisioned in {lane.home}: onnxruntime-directml {marker.get('onnxruntime')}, DirectML.dll "
+                  f"{marker.get('directml_dll')} on {marker.get('adapter')} (Mesa {marker.get('mesa_vulkan_drivers')})")
+
+
+dml_wine.available = _dml_wine_available
+
+
+def _native(name, provider, options, config_for):
+    settings, provider_options = _settings(options)
+    if settings["transport"] == "inprocess":
+        def factory(logdir, generation):
+            return InProcessChannel(test_hooks=settings["test_hooks"])
+        describe = {"transport": "in-process"}
+    elif settings["transport"] == "subprocess":
+        env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
+        launcher = NativeLauncher(env=env)
+        factory = _socket_factory(launcher, settings)
+        describe = launcher.describe()
+    else:
+        raise ValueError(f"transport {settings['transport']!r}: expected subprocess or inprocess")
+    return WorkerBackend(name, provider, provider_options, config_for(settings), factory, settings, describe)
+
+
+def cpu_worker(name, options):
+    """ONNX Runtime's CPU provider through the worker (the dml-wine machinery, testable anywhere)."""
+    return _native(name, CPU, options, lambda settings: {})
+
+
+cpu_worker.available = lambda: (True, "ONNX Runtime's CPU provider in a worker process")
+
+
+def dml_worker(name, options):
+    """DirectML through the worker as a native subprocess (Windows with onnxruntime-directml)."""
+    try:
+        import onnxruntime
+    except ImportError as error:
+        raise BackendUnavailable(f"onnxruntime is not importable: {error}") from None
+    if DML not in onnxruntime.get_available_providers():
+        raise BackendUnavailable(f"ONNX Runtime {onnxruntime.__version__} here has no {DML}")
+    options = {"device_id": "0", **(options or {})}
+    return _native(name, DML, options, _dml_config)
+
+
+def _dml_worker_available():
+    try:
+        import onnxruntime
+    except ImportError:
+        return False, "onnxruntime is not importable"
+    if DML in onnxruntime.get_available_providers():
+        return True, "onnxruntime here has DmlExecutionProvider"
+    return False, f"no {DML} in this ONNX Runtime ({sys.platform})"
+
+
+dml_worker.available = _dml_worker_available

@@ -1,0 +1,344 @@
+"""The worker and its backend machinery, on ONNX Runtime's CPU provider (runs anywhere).
+
+The dml-wine lane uses exactly this code with the real DirectML under Wine; here the worker
+is a native subprocess (cpu-worker), so batching, shared multi-node graphs, placement proof
+and fault handling are tested on every machine. Nothing is simulated: every number comes
+from ONNX Runtime, every crash is a real dead process.
+"""
+import ast
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conformance import backends, runner, statuses
+from conformance.backends import base
+from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker, graph_model
+from conformance.caseload import load_paths
+from conformance.results import ResultsWriter
+from conformance.selection import select
+from conformance.worker import devinfo, onnxmini, protocol
+from conformance.worker.engine import Engine, selfcheck
+
+WORKER = Path(__file__).resolve().parent.parent / "conformance" / "worker"
+ALL_CASES = load_paths()
+
+
+def pick(expression):
+    chosen = select(ALL_CASES, expression)
+    assert chosen, expression
+    return chosen
+
+
+def run(backend, cases, level="5_0"):
+    try:
+        return runner.run(cases, backend, level, ResultsWriter(None)).records
+    finally:
+        backend.close()
+
+
+def by_id(records):
+    return {r["id"]: r for r in records}
+
+
+# ---- the package runs under Windows Python with nothing but numpy and onnxruntime -------------
+def test_worker_package_imports_only_stdlib_numpy_and_onnxruntime():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "onnxruntime"}
+    for path in sorted(WORKER.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
+
+
+def test_worker_starts_from_a_copy_of_its_folder_without_the_harness(tmp_path):
+    """As under Wine: the package copied elsewhere, run by file path, harness not importable."""
+    import shutil
+    import subprocess
+    copy = tmp_path / "dmlc_worker"
+    shutil.copytree(WORKER, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "check.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-I", str(copy / "__main__.py"), "--self-check", str(out),
+                           "--provider", "CPUExecutionProvider", "--log", str(tmp_path / "log")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    import json
+    result = json.loads(out.read_text())
+    assert done.returncode == 0, (result, done.stderr)
+    assert result["ok"] and result["y0"] == [-1.0, -0.5, 0.25, 1.0, 1.0]
+    assert result["placement"]["Clip_0"] == "CPUExecutionProvider"
+
+
+# ---- protocol ---------------------------------------------------------------------------------------
+def test_frames_carry_every_dtype_bit_for_bit():
+    left, right = socket.socketpair()
+    out = protocol.Buffers()
+    arrays = [np.arange(12, dtype=dtype).reshape(3, 4) for dtype in protocol.DTYPES if dtype != "bool"]
+    arrays += [np.array([True, False]), np.zeros((2, 0, 3), np.float32),
+               np.array([0x7E01, 0xFC00, 0x8001, 0x0001], np.uint16).view(np.float16)]  # NaN payload, -inf, subnormals
+    refs = [out.put(a) for a in arrays]
+    protocol.send(left, {"op": "test", "arrays": refs}, out.items)
+    header, buffers = protocol.recv(right)
+    for array, ref in zip(arrays, header["arrays"]):
+        got = protocol.take(ref, buffers)
+        assert got.dtype == array.dtype and got.shape == array.shape
+        assert got.tobytes() == array.tobytes()
+
+
+def test_garbage_and_truncation_are_protocol_errors():
+    left, right = socket.socketpair()
+    left.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+    with pytest.raises(protocol.ProtocolError, match="bad frame start"):
+        protocol.recv(right)
+    left, right = socket.socketpair()
+    left.sendall(protocol.MAGIC + (50).to_bytes(4, "little") + b'{"op": ')
+    left.close()
+    with pytest.raises(protocol.PeerClosed, match="inside a frame"):
+        protocol.recv(right)
+    with pytest.raises(protocol.ProtocolError, match="needs 16 bytes"):
+        protocol.take({"dtype": "float32", "shape": [4], "buffer": 0}, [b"\0" * 12])
+    with pytest.raises(protocol.ProtocolError):
+        protocol.take({"dtype": "object", "shape": [1], "buffer": 0}, [b"\0" * 8])
+
+
+# ---- the hand-made model and the device info used by the setup's self-check ---------------------------
+def test_hand_encoded_selfcheck_model_is_the_model_onnx_would_write():
+    import onnx
+    model = onnx.load_from_string(onnxmini.selfcheck_model())
+    assert [n.op_type for n in model.graph.node] == ["Clip", "Pow"]
+    assert [i.name for i in model.graph.input] == ["x0", "x1"]
+    assert [onnx.numpy_helper.to_array(t).item() for t in model.graph.initializer] == [-1.0, 1.0, 2.0]
+    assert model.opset_import[0].version == 15
+
+
+def test_selfcheck_catches_wrong_numbers_and_passes_right_ones():
+    engine = Engine()
+    result = selfcheck(engine, "CPUExecutionProvider", {})
+    assert result["ok"], result
+    assert result["y1"] == [2.25, 9.0, 0.25, 4.0, 0.0]
+
+
+def test_file_version_reads_a_version_resource(tmp_path):
+    import struct
+    # VS_FIXEDFILEINFO: signature, struct version 1.0, file version 1.15.4.0
+    blob = b"MZ" + b"\0" * 100 + struct.pack("<IIII", 0xFEEF04BD, 0x00010000, (1 << 16) | 15, 4 << 16)
+    (tmp_path / "fake.dll").write_bytes(blob + b"\0" * 40)
+    assert devinfo.file_version(str(tmp_path / "fake.dll")) == "1.15.4.0"
+    (tmp_path / "none.dll").write_bytes(b"MZ" + b"\0" * 64)
+    assert devinfo.file_version(str(tmp_path / "none.dll")) is None
+    assert devinfo.feature_level_name(0x6400) == "6_4"
+
+
+# ---- graphs: several parameter sets, one session -------------------------------------------------------
+def test_multi_node_graph_keeps_each_case_on_its_own_node():
+    """Three Clip parameter sets share one graph; each output must follow its own bounds."""
+    chosen = pick("ELEMENT_WISE_CLIP/float32/rank2")
+    assert len({tuple(sorted(c.params.items(), key=str)) for c in chosen}) >= 4
+    backend = cpu_worker("cpu-worker", {})
+    try:
+        backend.prepare(chosen)
+        items = [(case, case.make_input()) for case in chosen]
+        outcomes = backend.run_many(items)
+        assert backend.sessions_created == 1
+        for (case, x), outcome in zip(items, outcomes):
+            assert outcome.status == base.OK
+            np.testing.assert_array_equal(outcome.output, np.clip(x, case.params["Min"], case.params["Max"]))
+    finally:
+        backend.close()
+
+
+def test_graph_model_names_nodes_by_index():
+    from conformance import specs
+    nodes = [specs.get("ELEMENT_WISE_CLIP").to_onnx("float16", {"Min": lo, "Max": 1.0, "ScaleBias": None})
+             for lo in (-1.0, 0.0)]
+    import onnx
+    model = onnx.load_from_string(graph_model(nodes, "float16"))
+    assert [n.name for n in model.graph.node] == ["Clip_0", "Clip_1"]
+    assert [list(n.input) for n in model.graph.node] == [["x0", "c0_0", "c0_1"], ["x1", "c1_0", "c1_1"]]
+
+
+def test_cpu_worker_gives_the_same_records_as_cpu_with_far_fewer_sessions():
+    cpu_records = run(backends.create("cpu"), ALL_CASES)
+    worker = backends.create("cpu-worker")
+    worker_records = run(worker, ALL_CASES)
+    families = {(c.op, c.dtype) for c in ALL_CASES if not c.in_place and c.params.get("ScaleBias") is None
+                and not (c.op == "ACTIVATION_CELU" and c.dtype == "float16")}
+    # One graph a family; a family the provider refuses as a whole is split, one graph a parameter set.
+    refused = {(r["op"], r["dtype"], str(r["params"])) for r in cpu_records
+               if r["status"] in (statuses.UNSUPPORTED, statuses.UNSUPPORTED_REQUIRED)}
+    assert worker.sessions_created <= len(families) + len(refused)
+    cpu_sessions = len({(r["op"], r["dtype"], str(r["params"])) for r in cpu_records
+                        if r["status"] != statuses.NOT_REACHABLE})
+    assert worker.sessions_created * 3 < cpu_sessions
+    expected = by_id(cpu_records)
+    assert len(worker_records) == len(expected) > 700
+    for record in worker_records:
+        want = expected[record["id"]]
+        assert (record["status"], record["max_ulp"], record["mismatches"]) == \
+               (want["status"], want["max_ulp"], want["mismatches"]), record["id"]
+        if record["status"] in (statuses.PASS, statuses.FAIL):
+            assert set(record["placement"].values()) == {"CPUExecutionProvider"}, record["id"]
+
+
+def test_in_process_transport_serves_the_same_engine():
+    chosen = pick("ACTIVATION_SCALED_ELU/float16/rank4")
+    records = run(backends.create("cpu-worker", {"transport": "inprocess"}), chosen)
+    assert {r["status"] for r in records} <= {statuses.PASS, statuses.FAIL, statuses.NOT_REACHABLE}
+    assert any(r["status"] == statuses.PASS for r in records)
+
+
+def test_without_prepare_graphs_grow_batch_by_batch_and_still_agree():
+    chosen = pick("ELEMENT_WISE_CONSTANT_POW and float32")
+    backend = cpu_worker("cpu-worker", {"max_nodes": "3"})
+    try:
+        for start in range(0, len(chosen), 10):
+            batch = chosen[start:start + 10]
+            for case, outcome in zip(batch, backend.run_many([(c, c.make_input()) for c in batch])):
+                assert outcome.status in (base.OK, base.NOT_REACHABLE), (case.id, outcome.message)
+        assert backend.sessions_created >= 4  # at most three nodes a graph
+    finally:
+        backend.close()
+
+
+def test_placement_on_another_provider_is_cpu_fallback():
+    """The provider under test is Azure (it takes no node), fallback allowed: every node lands on
+    the CPU provider, and the profile says so."""
+    import onnxruntime
+    if "AzureExecutionProvider" not in onnxruntime.get_available_providers():
+        pytest.skip("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
+    from conformance.backends.dml_wine import NativeLauncher, _socket_factory
+    settings, options = _settings({})
+    backend = WorkerBackend("azure-worker", "AzureExecutionProvider", options, {},
+                            _socket_factory(NativeLauncher(), settings), settings)
+    chosen = pick("ELEMENT_WISE_CLIP/float32/rank3")
+    records = run(backend, chosen)
+    assert {r["status"] for r in records} == {statuses.CPU_FALLBACK}
+    assert all(set(r["placement"].values()) == {"CPUExecutionProvider"} for r in records)
+    assert "ran on CPUExecutionProvider" in records[0]["message"]
+
+
+# ---- faults: a dead, hung or babbling worker fails only the cases in flight -------------------------
+def _three_batches(monkeypatch, expression, size=8):
+    monkeypatch.setattr(runner, "BATCH", size)
+    chosen = [c for c in pick(expression) if not c.in_place and c.params.get("ScaleBias") is None][:3 * size]
+    assert len(chosen) == 3 * size, len(chosen)
+    return chosen
+
+
+def _on_round_trip(number, action):
+    def hook(channel, header):
+        if header.get("id") == number:
+            action(channel)
+    return hook
+
+
+def test_killed_worker_mid_run_fails_the_batch_in_flight_and_the_run_goes_on(monkeypatch):
+    chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CLIP and float32")
+    backend = backends.create("cpu-worker")
+    first_pids = backend.worker_pids()
+    killed = []
+
+    def kill(channel):
+        for pid in channel.pids():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    backend.after_send = _on_round_trip(2, kill)
+    records = run(backend, chosen)
+    assert killed == first_pids
+    statuses_by_batch = [[r["status"] for r in records[i:i + 8]] for i in (0, 8, 16)]
+    assert set(statuses_by_batch[0]) == {statuses.PASS}
+    assert set(statuses_by_batch[1]) == {statuses.CRASH}
+    assert set(statuses_by_batch[2]) == {statuses.PASS}
+    message = records[8]["message"]
+    assert "worker" in message and "8 case(s) in flight" in message and "last output" in message
+    assert backend.worker_starts == 2 and backend.restarts == 1
+    assert backend.sessions_created == 2  # the family's graph again, in the new worker
+
+
+def test_hung_worker_times_out_is_replaced_and_the_run_goes_on(monkeypatch):
+    chosen = _three_batches(monkeypatch, "ACTIVATION_SCALED_ELU and float32")
+    backend = backends.create("cpu-worker", {"timeout": "3", "session_timeout": "1"})
+    stopped = []
+
+    def stop(channel):
+        for pid in channel.pids():
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+    backend.after_send = _on_round_trip(2, stop)
+    began = time.monotonic()
+    records = run(backend, chosen)
+    assert stopped and time.monotonic() - began < 60
+    assert {r["status"] for r in records[8:16]} == {statuses.TIMEOUT}
+    assert "did not answer in time (limit 3 s)" in records[8]["message"]
+    assert {r["status"] for r in records[16:]} <= {statuses.PASS, statuses.FAIL}
+    assert backend.worker_starts == 2
+    for pid in stopped:  # killed, not left stopped
+        with pytest.raises(OSError):
+            os.kill(pid, 0)
+
+
+def test_garbage_from_the_worker_fails_the_batch_that_reads_it(monkeypatch):
+    chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CONSTANT_POW and float16")
+    backend = backends.create("cpu-worker", {"test_hooks": "1"})
+
+    def babble(channel):  # after answering batch 1 the worker writes bytes that are no frame
+        protocol.send(channel.sock, {"op": "debug", "action": "garbage"})
+    backend.after_send = _on_round_trip(1, babble)
+    records = run(backend, chosen)
+    assert {r["status"] for r in records[:8]} <= {statuses.PASS, statuses.FAIL}
+    assert {r["status"] for r in records[8:16]} == {statuses.CRASH}
+    assert "garbage" in records[8]["message"]
+    assert {r["status"] for r in records[16:]} <= {statuses.PASS, statuses.FAIL}
+    assert backend.worker_starts == 2
+
+
+def test_native_crash_inside_the_worker_is_a_crash_with_its_last_words(monkeypatch):
+    chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CLIP and float16")
+    backend = backends.create("cpu-worker", {"test_hooks": "1"})
+    backend.after_send = _on_round_trip(1, lambda channel: protocol.send(channel.sock, {"op": "debug",
+                                                                                       "action": "crash"}))
+    records = run(backend, chosen)
+    assert {r["status"] for r in records[8:16]} == {statuses.CRASH}
+    assert "Fatal Python error" in records[8]["message"]  # faulthandler's report, from the worker's log
+    assert {r["status"] for r in records[16:]} <= {statuses.PASS, statuses.FAIL}
+
+
+def test_a_graph_that_keeps_killing_the_worker_is_not_sent_again(monkeypatch):
+    chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CLIP and int16", size=4)
+    backend = backends.create("cpu-worker")
+    backend.after_send = lambda channel, header: [os.kill(pid, signal.SIGKILL) for pid in channel.pids()]
+    records = run(backend, chosen)
+    assert [r["status"] for r in records] == [statuses.CRASH] * 12
+    assert "not sent" in records[-1]["message"] and backend.worker_starts == 2
+
+
+def test_a_worker_that_cannot_start_is_unavailable_with_its_reason(tmp_path):
+    from conformance.backends.dml_wine import NativeLauncher, _socket_factory
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'no onnxruntime on this interpreter' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    settings, options = _settings({"startup_timeout": "20"})
+    with pytest.raises(base.BackendUnavailable, match="exited before it connected.*no onnxruntime"):
+        WorkerBackend("cpu-worker", "CPUExecutionProvider", options, {},
+                      _socket_factory(NativeLauncher(python=str(fake)), settings), settings)
+
+
+def test_options_split_between_harness_and_provider():
+    settings, options = _settings({"graph_fusion": "off", "max_nodes": "5", "device_id": "1",
+                                   "disable_metacommands": "true"})
+    assert settings["graph_fusion"] is False and settings["max_nodes"] == 5
+    assert options == {"device_id": "1", "disable_metacommands": "true"}
+    assert _settings({"disable_graph_fusion": "1"})[0]["graph_fusion"] is False
+    with pytest.raises(ValueError):
+        _settings({"graph_fusion": "sometimes"})
