@@ -77,9 +77,11 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
 
 def render_diff(result) -> str:
     from reports.diff import MEANING
+    a = dict(details.metadata_rows(result.header_a, result.footer_a))
+    b = dict(details.metadata_rows(result.header_b, result.footer_b))
+    names = list(a) + [name for name in b if name not in a]
     return _page("diff.html.j2", diff=result, meanings=MEANING,
-                 meta_a=details.metadata_rows(result.header_a, result.footer_a),
-                 meta_b=details.metadata_rows(result.header_b, result.footer_b))
+                 meta=[(name, a.get(name, "-"), b.get(name, "-")) for name in names])
 
 
 def render_compare(result) -> str:
