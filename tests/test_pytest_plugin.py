@@ -131,6 +131,22 @@ def test_expectations_in_yaml_and_stale_entries(pytester, cases_dir):
                                  "*XFAIL*Min=2,Max=-1*NaN rule (known failure, listed in known.yaml)*"])
 
 
+def test_a_bad_case_file_is_a_collection_error_naming_file_and_line(pytester, cases_dir):
+    pytester.makefile(".yaml", **{"cases/bad": "operator: ELEMENT_WISE_CLIP\ngroups:\n  - dtypes: [float32]\n"
+                                                "    shapes: [[2, 2]]\n    inputs:\n      - {kind: uniform, "
+                                                "low: 5, high: -5}\n"})
+    result = pytester.runpytest("cases", "--conformance-backend", "cpu", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # pytest stops on collection errors
+    result.stdout.fnmatch_lines(["*ERROR collecting cases/bad.yaml*", "*bad.yaml:6: *uniform low 5 is above high -5*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_bad_options_are_usage_errors(pytester, cases_dir):
+    result = pytester.runpytest("cases", "--conformance-feature-level", "9_9")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown feature level '9_9'" in result.stderr.str()
+
+
 def test_markers_select_by_data_type_operator_and_level(pytester, cases_dir):
     result = pytester.runpytest("cases", "--collect-only", "-q", "-p", "no:cacheprovider", "-m",
                                 "element_wise_clip and int16 and fl_2_1", "--strict-markers")
