@@ -353,7 +353,9 @@ class DmlDirectBackend(Backend):
         if self.sock is None:
             self._start()
         buffers = self.protocol.Buffers()
-        cases = [{"id": case.id, "op": case.op, "dtype": case.dtype, "shape": list(case.shape),
+        # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and an
+        # element-wise operator computes a chunk as a tensor of the chunk's shape.
+        cases = [{"id": case.id, "op": case.op, "dtype": case.dtype, "shape": list(x.shape),
                   "params": case.params, "in_place": bool(case.in_place), "input": buffers.put(x)}
                  for case, x in items]
         try:
