@@ -72,6 +72,10 @@ def build_parser():
     run_p.add_argument("--json", help="write the summary as JSON here")
     run_p.add_argument("--save-failures", metavar="DIR", help="save inputs, outputs and model of each failure")
     run_p.add_argument("--quiet", action="store_true", help="no progress bar")
+    run_p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                       help="threads that verify: a large tensor or a streamed sweep is checked in chunks "
+                       "over N cores while the backend runs the next chunk (default 0: every usable core; "
+                       "1: none). Results are identical and in the same order whatever N")
     run_p.set_defaults(handler=cmd_run)
 
     list_p = sub.add_parser("list", help="list the expanded cases")
@@ -150,6 +154,7 @@ def cmd_run(args) -> int:
     cases = _load(args)
     if not cases:
         raise UsageError("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
+    jobs = _jobs(args.jobs)
     backend = backends.create(args.backend, parse_options(args.provider_option),
                               announce=lambda m: print(m, file=sys.stderr))
     if auto_level:
@@ -161,7 +166,7 @@ def cmd_run(args) -> int:
     bar = progress_bar(len(cases), enabled=not args.quiet)
     try:
         result = runner.run(cases, backend, level, writer, progress=bar.update,
-                            save_failures=args.save_failures)
+                            save_failures=args.save_failures, jobs=jobs)
     finally:
         bar.close()
         backend.close()
@@ -200,6 +205,13 @@ def _queried_level(backend) -> str:
         raise
     print(f"feature level auto: {level} (reported by the device)", file=sys.stderr)
     return level
+
+
+def _jobs(value: int) -> int:
+    if value < 0:
+        raise UsageError(f"--jobs {value}: expected 0 (every usable core) or a positive number")
+    from conformance.fast import usable_cpus
+    return value or usable_cpus()
 
 
 def _report_hooks():

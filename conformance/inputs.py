@@ -8,6 +8,8 @@ exhaustive_float32 walks float32 bit patterns start, start + step, ... below
 stop (default: all 2**32). It is *streamed*: the runner asks chunks() for it a
 few million elements at a time and never holds the whole tensor.
 """
+import math
+
 import numpy as np
 
 from oracle.rounding import round_to
@@ -49,7 +51,11 @@ def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0
     lead = (1,) * (len(shape) - 1)
     for offset in range(start, total, chunk):
         piece = patterns[offset:min(offset + chunk, total)]
-        bits = np.arange(piece.start, piece.stop, piece.step, dtype=np.uint64).astype(np.uint32)
+        # first + i * step stays below 2**32, so uint32 arithmetic is exact
+        bits = np.arange(len(piece), dtype=np.uint32)
+        if piece.step != 1:
+            bits *= np.uint32(piece.step)
+        bits += np.uint32(piece.start)
         yield offset, bits.view(np.float32).reshape(lead + (bits.size,))
 
 
@@ -92,7 +98,7 @@ def values_for(generator: dict, dtype: str, spec, params: dict):
 
 
 def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np.ndarray:
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     if streamed(generator):
         if count > MATERIALISE_LIMIT:
             raise ValueError(f"{label(generator)} has {count} elements: too many to make at once; "

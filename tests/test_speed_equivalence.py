@@ -106,10 +106,11 @@ def test_every_float16_value_through_the_table(op, params, flush_allowed):
 def test_propagate_nan_rule_and_non_float_types_take_the_plain_path():
     case = make_case("ELEMENT_WISE_CLIP", {"Min": -3.0, "Max": 3.0, "ScaleBias": None}, "int32", (100,))
     x = np.arange(-50, 50, dtype=np.int32)
-    actual = np.clip(x, -3, 4).astype(np.int32)
     with fast.Verifier() as verifier:
-        assert not verifier.accelerated(case, x, actual)
-        assert_same(verifier.check(case, x, actual), plain(case, x, actual))
+        for actual in (np.clip(x, -3, 4).astype(np.int32), np.clip(x, -3, 3).astype(np.int32),
+                       np.clip(x, -3, 3).astype(np.int64)):
+            assert not verifier.accelerated(case, x, actual)
+            assert_same(verifier.check(case, x, actual), plain(case, x, actual))
     case = make_case("ELEMENT_WISE_CLIP", {"Min": -3.0, "Max": 3.0, "ScaleBias": None}, "float32", (64,),
                      nan_rule="propagate")
     x = tensor("float32", (64,), 1)

@@ -12,6 +12,7 @@ falls back to one single-node session per parameter set, which names the culprit
 import json
 import os
 import platform
+import re
 import tempfile
 
 import numpy as np
@@ -23,6 +24,7 @@ from conformance.onnx_models import single_node_model
 from conformance.specs.base import NotReachable
 
 MAX_NODES = 64  # parameter sets in one shared graph
+KERNEL_NOT_FOUND = "Could not find an implementation for"
 UNSUPPORTED_MARKERS = ("NOT_IMPLEMENTED", "Could not find an implementation",
                        "assigned to the default CPU EP", "is not supported", "Type Error: Type")
 
@@ -162,8 +164,10 @@ class OrtBackend(Backend):
             graph["session"] = self._create_graph(graph)
             graph["failed"] = graph["session"] is None
         if graph["failed"]:
+            shared = graph.get("failure")
             for number in chosen.values():
-                outcomes[number] = self.run(*items[number])
+                outcomes[number] = Outcome(shared.status, message=shared.message) if shared \
+                    else self.run(*items[number])
             return
         dtype, nodes = graph["dtype"], graph["nodes"]
         dummy = np.zeros((1,), dtype=dtype)
@@ -179,7 +183,8 @@ class OrtBackend(Backend):
             return
         proving = graph["placement"] is None
         if proving:
-            graph["placement"] = self._placement(graph["session"]) if self.check_placement else {}
+            graph["placement"] = self._placement(graph["session"], [_node_name(n, k) for k, n in enumerate(nodes)]) \
+                if self.check_placement else {}
         for index, value in zip(indices, values):
             name = _node_name(nodes[index], index)
             placement = {name: graph["placement"][name]} if name in graph["placement"] else {}
@@ -197,8 +202,17 @@ class OrtBackend(Backend):
         try:
             model = multi_node_model(graph["nodes"], graph["dtype"])
             session = ort.InferenceSession(model, self._options(), providers=[(self.provider, self.options)])
-        except Exception:
+        except Exception as error:
             self.sessions_created += 1
+            message = _first_line(str(error))
+            if KERNEL_NOT_FOUND in message:
+                # No kernel for this operator, opset and type: the lookup ignores attributes and
+                # constant values, so every node of the graph (one operator, opset and type) fails
+                # alike; say it as a single-node session (whose node is <op>_0) would.
+                op_type = graph["nodes"][0].op_type
+                message = re.sub(rf"node with name '{re.escape(op_type)}_\d+'", f"node with name '{op_type}_0'",
+                                 message)
+                graph["failure"] = Outcome(_classify(message), message=message)
             return None
         self.sessions_created += 1
         if session.get_providers()[0] != self.provider:
@@ -216,7 +230,7 @@ class OrtBackend(Backend):
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         for key, value in self._session_config().items():
             options.add_session_config_entry(key, str(value))
-        if self.check_placement:
+        if self.check_placement and not self._cpu_only:
             options.enable_profiling = True
             options.profile_file_prefix = os.path.join(self._profile_dir, f"s{self.sessions_created}")
         return options
@@ -238,7 +252,7 @@ class OrtBackend(Backend):
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
             return Outcome(_classify(str(error)), message=_first_line(str(error)))
         if not proven:
-            placement = self._placement(session)
+            placement = self._placement(session, [_node_name(node, 0)])
             foreign = {n: p for n, p in placement.items() if p != self.provider}
             if foreign or not placement:
                 failure = Outcome(CPU_FALLBACK, output=output, placement=placement,
@@ -270,7 +284,14 @@ class OrtBackend(Backend):
             session.disable_fallback()
         return session, None, not self.check_placement
 
-    def _placement(self, session) -> dict:
+    @property
+    def _cpu_only(self) -> bool:
+        return self.provider == "CPUExecutionProvider"
+
+    def _placement(self, session, names) -> dict:
+        if self._cpu_only:
+            # The session has no provider but the CPU one: every node runs there, no profile needed.
+            return dict.fromkeys(names, self.provider)
         path = session.end_profiling()
         try:
             with open(path) as handle:

@@ -1,0 +1,322 @@
+"""`conformance bench`: how fast the harness verifies, measured side by side in one run.
+
+    conformance bench            # everything, the full 2**32 sweep included (~5 min on 2 cores)
+    conformance bench --quick    # the sweep up to 2**28 only (~1 min)
+
+Sections (each figure is measured in this run, next to what it is compared with):
+
+1. verification: oracle + comparison of a large float32 (and float16) tensor,
+   against ONNX Runtime's CPU provider on the same operator and tensor, and
+   against the plain path (whole-tensor float64 numpy oracle + compare.compare);
+2. small cases: the default cases/ on the cpu backend, against a baseline that
+   makes one session per case the way ONNX's backend test runner does
+   (onnxruntime.backend.prepare, run, verify, drop);
+3. sweep: exhaustive_float32 of ACTIVATION_CELU (Alpha = 1) from 2**20 to 2**32
+   elements, each `conformance run` in its own process (seconds, elements per
+   second, peak RSS);
+4. --jobs: the large-tensor verification on 1 thread and on every core, and
+   whether the results are the same.
+
+Timings are the best of a few repeats (the machine may be shared); nothing
+here asserts a time: the targets are printed next to the figures.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TARGET_VERIFY_RATIO = 0.5
+TARGET_CASES_PER_SECOND = 1000
+TARGET_BASELINE_RATIO = 10
+TARGET_SWEEP_SECONDS = 600
+TARGET_SWEEP_RSS_MIB = 1024
+LARGE = 1 << 24
+
+
+def _best(function, repeats=3):
+    times = []
+    result = None
+    for _ in range(repeats):
+        began = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - began)
+    return min(times), result
+
+
+def _case(op, dtype, shape, params, tolerance=None):
+    from conformance import specs
+    from conformance.case import Case
+    spec = specs.get(op)
+    return Case(id=f"bench/{op}/{dtype}", op=op, dtype=dtype, shape=tuple(shape),
+                params={**spec.defaults(), **params}, generator={"kind": "uniform"}, required_level="1_0",
+                tolerance=spec.tolerance(dtype) if tolerance is None else tolerance)
+
+
+def _ort_session(case):
+    import onnxruntime
+    from conformance import specs
+    from conformance.onnx_models import single_node_model
+    model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
+    # The provider's own best: default session options (every core, spinning threads).
+    return onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+
+
+def verification(op, dtype, params, elements, jobs, repeats, plain=True):
+    """-> dict of throughputs (elements per second) for one operator and data type."""
+    from conformance import fast, fast_kernels, runner
+    from conformance.compare import compare
+    case = _case(op, dtype, (elements,), params)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-10, 10, size=elements).astype(dtype)
+    session = _ort_session(case)
+    session.run(["y"], {"x": x})
+    ort_seconds, outputs = _best(lambda: session.run(["y"], {"x": x}), repeats + 2)
+    actual = outputs[0]
+    del session
+    fast_kernels.load()
+    row = {"op": op, "dtype": dtype, "elements": elements, "ort": elements / ort_seconds}
+    with fast.Verifier(jobs=jobs) as verifier:
+        verifier.check(case, x[:1 << 16], actual[:1 << 16])  # tables, kernel specialisation
+        fast_seconds, fast_result = _best(lambda: verifier.check(case, x, actual), repeats)
+    row["fast"] = elements / fast_seconds
+    if jobs > 1:
+        with fast.Verifier(jobs=1) as verifier:
+            one_seconds, one_result = _best(lambda: verifier.check(case, x, actual), max(1, repeats - 1))
+        row["fast_1_thread"] = elements / one_seconds
+        row["jobs_identical"] = one_result == fast_result
+    if plain:
+        def plain_path():
+            expected, reference, zeros = runner.expected_for(case, x)
+            return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference)
+        plain_seconds, plain_result = _best(plain_path, 1)
+        oracle_seconds, _ = _best(lambda: runner.expected_for(case, x), 1)
+        row["plain"] = elements / plain_seconds
+        row["plain_oracle_only"] = elements / oracle_seconds
+        row["identical"] = plain_result == fast_result
+    row["max_ulp"], row["mismatches"] = fast_result.max_ulp, fast_result.mismatches
+    return row
+
+
+def small_cases(jobs, repeats):
+    """The default cases on the cpu backend: this harness vs one session per case."""
+    from conformance import backends, runner
+    from conformance.caseload import load_paths
+    from conformance.results import ResultsWriter
+    load_seconds, cases = _best(load_paths, 1)
+
+    def harness():
+        backend = backends.create("cpu", announce=lambda m: None)
+        with tempfile.TemporaryDirectory() as folder:
+            writer = ResultsWriter(Path(folder) / "r.jsonl")
+            summary = runner.run(cases, backend, "5_0", writer, jobs=jobs)
+            writer.close()
+        backend.close()
+        return summary
+
+    fast_seconds, summary = _best(harness, repeats)
+    baseline_seconds, baseline_records = _best(lambda: onnx_backend_style(cases), 1)
+    same = [(a["status"], a["max_ulp"]) for a in summary.records] == \
+        [(b["status"], b["max_ulp"]) for b in baseline_records]
+    return {"cases": len(cases), "load_seconds": load_seconds, "seconds": fast_seconds,
+            "sessions": summary.sessions_created, "baseline_seconds": baseline_seconds,
+            "baseline_sessions": len(cases), "identical": same}
+
+
+def onnx_backend_style(cases):
+    """One session per case, as onnx.backend.test's runner does with ONNX Runtime's backend:
+    build the model, onnxruntime.backend.prepare (default options), run, verify, drop."""
+    import onnxruntime.backend as ort_backend
+    from conformance import runner, specs
+    from conformance.backends.base import NOT_REACHABLE, OK, Outcome
+    from conformance.backends.ort import _classify
+    from conformance.onnx_models import single_node_model
+    from conformance.specs.base import NotReachable
+    records = []
+    for case in cases:
+        x = case.make_input()
+        began = time.perf_counter()
+        try:
+            if case.in_place:
+                raise NotReachable("in-place execution cannot be requested through ONNX Runtime")
+            model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
+            prepared = ort_backend.prepare(model, "CPU")
+            outcome = Outcome(OK, output=prepared.run([x])[0])
+            del prepared
+        except NotReachable as reason:
+            outcome = Outcome(NOT_REACHABLE, message=str(reason))
+        except Exception as error:
+            outcome = Outcome(_classify(str(error)), message=str(error)[:200])
+        records.append(runner.judge(case, x, outcome, "5_0", "baseline", time.perf_counter() - began))
+    return records
+
+
+# `conformance` in a child process that reports its own peak RSS (Linux VmHWM: the child's
+# own address space, unlike wait4's ru_maxrss, which starts from the parent's at fork).
+_CHILD = """import sys
+from conformance.cli import main
+code = main(sys.argv[1:])
+try:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                sys.stderr.write("VmHWM_KB=" + line.split()[1] + "\\n")
+except OSError:
+    pass
+sys.exit(code)
+"""
+
+SWEEP_FILE = """operator: ACTIVATION_CELU
+groups:
+  - dtypes: [float32]
+    shapes: [auto]
+    params:
+      Alpha: 1.0
+    inputs:
+      - {generator}
+"""
+
+
+def sweep(exponent: int, jobs: int) -> dict:
+    """2**exponent float32 bit patterns spread over all 2**32 (step 2**(32 - exponent)), through
+    `conformance run` in a process of its own: wall seconds and that process's peak RSS."""
+    step = 1 << (32 - exponent)
+    generator = "{kind: exhaustive_float32}" if step == 1 else f"{{kind: exhaustive_float32, step: {step}}}"
+    with tempfile.TemporaryDirectory() as folder:
+        case_file = Path(folder) / "sweep.yaml"
+        case_file.write_text(SWEEP_FILE.format(generator=generator))
+        results = Path(folder) / "r.jsonl"
+        command = [sys.executable, "-c", _CHILD, "run", str(case_file), "--backend", "cpu", "--quiet",
+                   "--results", str(results), "--jobs", str(jobs)]
+        began = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        error = process.stderr.read().decode(errors="replace")
+        process.stderr.close()
+        lines = results.read_text().splitlines() if results.exists() else []
+    peak = usage.ru_maxrss * 1024  # also counts the RSS this process had when it forked: a fallback
+    for line in error.splitlines():
+        if line.startswith("VmHWM_KB="):
+            peak = int(line.split("=", 1)[1]) * 1024
+    record = json.loads(lines[1]) if len(lines) > 1 else {}
+    footer = json.loads(lines[-1]) if lines else {}
+    if process.returncode not in (0, 1) or not record:
+        raise RuntimeError(f"sweep 2**{exponent} failed (exit {process.returncode}): {error[-500:]}")
+    return {"exponent": exponent, "elements": 1 << exponent, "wall": wall, "run_seconds": footer.get("seconds"),
+            "peak_rss_mib": peak / 2**20, "status": record["status"], "max_ulp": record["max_ulp"],
+            "mismatches": record["mismatches"]}
+
+
+def machine() -> str:
+    import platform
+
+    import onnxruntime
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            cpu = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    from conformance.fast import usable_cpus
+    memory = ""
+    try:
+        memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        pass
+    return (f"{cpu}, {usable_cpus()} usable cores{memory}; Python {platform.python_version()}, numpy "
+            f"{np.__version__}, onnxruntime {onnxruntime.__version__}")
+
+
+def _m(rate):
+    return f"{rate / 1e6:,.0f} M/s"
+
+
+def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
+    from tabulate import tabulate
+
+    from conformance.fast import usable_cpus
+    jobs = jobs or usable_cpus()
+    figures = {"machine": machine(), "jobs": jobs}
+    out(f"conformance bench on {figures['machine']}; --jobs {jobs}\n")
+
+    out("small cases: the default cases/ on the cpu backend ...")
+    small = small_cases(jobs, repeats)
+    figures["small_cases"] = small
+    out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
+    rows = [verification("ACTIVATION_CELU", "float32", {"Alpha": 1.0}, LARGE, jobs, repeats)]
+    rows.append(verification("ACTIVATION_SCALED_ELU", "float32", {}, LARGE, jobs, repeats, plain=False))
+    rows.append(verification("ACTIVATION_SCALED_ELU", "float16", {}, LARGE, jobs, repeats))
+    rows.append(verification("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 2.5}, LARGE, jobs, repeats,
+                             plain=False))
+    figures["verification"] = rows
+    out("sweep: exhaustive_float32 ACTIVATION_CELU, each size in its own process ...")
+    sweeps = []
+    for exponent in (20, 24, 28) + (() if quick else (32,)):
+        sweeps.append(sweep(exponent, jobs))
+        out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
+    figures["sweep"] = sweeps
+
+    out("")
+    table = []
+    primary = rows[0]
+    ratio = primary["fast"] / primary["ort"]
+    table.append(["verify CELU float32 2**24: oracle + compare", _m(primary["fast"]),
+                  f"CPU provider {_m(primary['ort'])}", f"{ratio:.2f}x", f">= {TARGET_VERIFY_RATIO}x",
+                  _yes(ratio >= TARGET_VERIFY_RATIO)])
+    table.append(["  plain path (whole-tensor numpy oracle + compare)", _m(primary["plain"]),
+                  f"oracle alone {_m(primary['plain_oracle_only'])}", f"{primary['fast'] / primary['plain']:.1f}x faster",
+                  "", _yes(primary["identical"]) + " same result"])
+    for row in rows[1:]:
+        name = f"verify {row['op'].split('_', 1)[1]} {row['dtype']} 2**24"
+        note = ""
+        if "plain" in row:
+            note = f"{row['fast'] / row['plain']:.0f}x the plain path"
+        table.append([name + (" (table)" if row["dtype"] == "float16" else ""), _m(row["fast"]),
+                      f"CPU provider {_m(row['ort'])}", f"{row['fast'] / row['ort']:.2f}x", note,
+                      _yes(row.get("identical", True)) + " same result" if "identical" in row else ""])
+    rate = small["cases"] / small["seconds"]
+    speedup = small["baseline_seconds"] / small["seconds"]
+    table.append([f"default suite, {small['cases']} cases, cpu backend", f"{rate:,.0f} cases/s",
+                  f"{small['seconds']:.2f} s + load {small['load_seconds']:.2f} s, {small['sessions']} sessions",
+                  "", f">= {TARGET_CASES_PER_SECOND}/s", _yes(rate >= TARGET_CASES_PER_SECOND)])
+    table.append(["  vs one session per case (ONNX backend-test style)",
+                  f"{small['cases'] / small['baseline_seconds']:,.0f} cases/s",
+                  f"{small['baseline_seconds']:.2f} s, {small['baseline_sessions']} sessions", f"{speedup:.1f}x",
+                  f">= {TARGET_BASELINE_RATIO}x",
+                  _yes(speedup >= TARGET_BASELINE_RATIO) + (", same statuses and max ULP" if small["identical"]
+                                                            else ", RESULTS DIFFER")])
+    previous = None
+    for item in sweeps:
+        growth = f"x{item['wall'] / previous['wall']:.1f} for x{item['elements'] // previous['elements']}" \
+            if previous else ""
+        target = ""
+        met = ""
+        if item["exponent"] == 32:
+            target = f"<= {TARGET_SWEEP_SECONDS} s, < {TARGET_SWEEP_RSS_MIB} MiB"
+            met = _yes(item["wall"] <= TARGET_SWEEP_SECONDS and item["peak_rss_mib"] < TARGET_SWEEP_RSS_MIB)
+        table.append([f"sweep CELU float32 2**{item['exponent']} ({item['status']}, max {item['max_ulp']} ULP)",
+                      _m(item["elements"] / item["wall"]),
+                      f"{item['wall']:.1f} s, peak RSS {item['peak_rss_mib']:.0f} MiB", growth, target, met])
+        previous = item
+    if "fast_1_thread" in primary:
+        table.append([f"--jobs {jobs} vs --jobs 1 (CELU float32 2**24 verification)", _m(primary["fast"]),
+                      f"1 thread {_m(primary['fast_1_thread'])}",
+                      f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
+                      _yes(primary["jobs_identical"])])
+    out(tabulate(table, headers=["figure", "measured", "against", "ratio", "target", "met"]))
+    if quick:
+        out("\n(--quick: the full 2**32 sweep was skipped)")
+    if json_path:
+        Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
+        out(f"wrote {json_path}")
+    return figures
+
+
+def _yes(flag) -> str:
+    return "yes" if flag else "NO"

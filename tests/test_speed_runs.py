@@ -1,0 +1,83 @@
+"""Whole runs with and without the speed-ups give the same records.
+
+"With": shared sessions (one graph per operator and data type), the acceleration
+layer (conformance/fast.py; with the compiled comparison forced on, and off),
+several verification threads. "Without": one single-node session per parameter
+set, runner.expected_for + compare.compare on every case, one thread. Every
+field of every record must match except the timing and which case carries the
+placement proof (the shared graph proves it for a different first case).
+"""
+import pytest
+
+from conformance import fast, fast_kernels, runner, statuses
+from conformance.backends import create
+from conformance.backends.ort import OrtBackend
+from conformance.caseload import load_paths
+from conformance.results import ResultsWriter
+from conformance.selection import select
+
+IGNORED = {"seconds", "placement"}
+
+
+def run_records(backend, cases, **options):
+    try:
+        return runner.run(cases, backend, "5_0", ResultsWriter(None), **options)
+    finally:
+        backend.close()
+
+
+def assert_same_records(fast_records, plain_records):
+    assert len(fast_records) == len(plain_records)
+    for mine, theirs in zip(fast_records, plain_records):
+        assert mine["id"] == theirs["id"]
+        differing = {key for key in set(mine) | set(theirs) - IGNORED
+                     if key not in IGNORED and mine.get(key) != theirs.get(key)}
+        assert not differing, (mine["id"], {key: (mine.get(key), theirs.get(key)) for key in differing})
+
+
+@pytest.fixture(scope="module")
+def default_cases():
+    return load_paths()
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def kernel_mode(request, monkeypatch):
+    """numpy: the acceleration layer without its compiled comparison (what a run of small cases
+    uses); compiled: every float tensor through fast_kernels.float_stats."""
+    if request.param == "compiled":
+        if not fast_kernels.AVAILABLE:
+            pytest.skip("numba is not installed")
+        monkeypatch.setattr(fast, "KERNEL_CASE_MIN", 0)
+        fast_kernels.load()
+    else:
+        monkeypatch.setattr(fast_kernels, "loaded", lambda: False)
+        monkeypatch.setattr(fast, "KERNEL_CASE_MIN", 1 << 62)
+        monkeypatch.setattr(fast, "KERNEL_RUN_MIN", 1 << 62)
+    return request.param
+
+
+def test_default_cases_on_cpu_same_records_with_and_without_speed_ups(default_cases, kernel_mode):
+    plain = run_records(OrtBackend("cpu", "CPUExecutionProvider", share_graphs=False), default_cases,
+                        jobs=1, accelerate=False)
+    quick = run_records(OrtBackend("cpu", "CPUExecutionProvider"), default_cases, jobs=2)
+    assert_same_records(quick.records, plain.records)
+    assert quick.sessions_created < plain.sessions_created / 3
+    # the statuses are the real ones: the CPU provider fails some special values
+    assert {r["status"] for r in quick.records} >= {statuses.PASS, statuses.FAIL, statuses.NOT_REACHABLE}
+    for record in quick.records:
+        assert set(record["placement"].values()) <= {"CPUExecutionProvider"}
+
+
+@pytest.mark.parametrize("device", ["python:oracle:evaluate", "python:faults:off_by_tolerance_plus_one",
+                                    "python:faults:flush_denormals", "python:faults:swallow_nan",
+                                    "python:faults:all_zeros"])
+def test_fault_injection_same_records_with_and_without_speed_ups(default_cases, device, kernel_mode):
+    cases = select(default_cases, "float16 or float32")
+    plain = run_records(create(device), cases, jobs=1, accelerate=False)
+    quick = run_records(create(device), cases, jobs=3)
+    assert_same_records(quick.records, plain.records)
+    if device == "python:oracle:evaluate":
+        assert {r["status"] for r in quick.records} == {statuses.PASS}
+        assert max(r["max_ulp"] for r in quick.records) == 0
+    else:
+        assert any(r["status"] == statuses.FAIL for r in quick.records) or device.endswith("flush_denormals")
