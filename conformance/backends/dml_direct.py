@@ -163,7 +163,23 @@ class DmlDirectBackend(Backend):
         self._compiled_before = 0   # operators compiled by workers that are gone
         self._last_stats = {}
         self._closing_stats = None
-        self._start()
+        try:
+            self._start_retrying()
+        except BaseException:
+            self.close()  # no Xvfb, process or folder outlives a backend that never started
+            raise
+
+    def _start_retrying(self):
+        """A worker; a second try when the first could not start DirectML (seen once under load:
+        CreateDXGIFactory1 -> DXGI_ERROR_UNSUPPORTED), but not when the device itself is at fault."""
+        try:
+            self._start()
+        except BackendUnavailable as error:
+            if "DXGI_ERROR_NOT_FOUND" in str(error) or "DMLCreateDevice1" in str(error):
+                raise
+            self._stop(polite=False)
+            time.sleep(2)
+            self._start()
 
     # -- the worker -------------------------------------------------------------------------------
     def _command(self, port, token, log):
@@ -351,7 +367,11 @@ class DmlDirectBackend(Backend):
     def _send(self, items):
         """Outcomes, or None when the worker crashed or timed out (self._failure says which)."""
         if self.sock is None:
-            self._start()
+            try:
+                self._start_retrying()
+            except BackendUnavailable as error:
+                self._failure = Outcome(CRASH, message=f"no dml-direct worker could be restarted: {error}")
+                return None
         buffers = self.protocol.Buffers()
         # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and an
         # element-wise operator computes a chunk as a tensor of the chunk's shape.
