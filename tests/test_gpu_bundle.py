@@ -103,9 +103,10 @@ def test_plan_lists_one_call_per_chunk(tmp_path):
     done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--plan"], capture_output=True, text=True,
                           env={"PATH": "/usr/bin:/bin", "GPU_BUNDLE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.splitlines() if "run(carry=" in line]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  run(carry=")]
     assert len(lines) == 2 and "receive .bundle/carry/c00" in lines[0]
     assert "device.sh setup" in lines[1] and "setup" not in lines[0]
+    assert ".bundle/carry/tree" in lines[1] and ".bundle/carry/tree" not in lines[0]  # the harness snapshot
 
 
 def test_device_script_usage():
