@@ -22,6 +22,7 @@ and restarted at the next batch, and the run goes on.
 
 Options (--provider-option KEY=VALUE); these are the harness's, the rest go to the provider:
   graph_fusion=on|off (or disable_graph_fusion=1)  DirectML graph fusion (default on)
+  session.*=V, ep.*=V    session config entries (e.g. ep.dml.disable_memory_arena=1)
   multi_node=1|0         several parameter sets per graph (default 1)
   max_nodes=N            nodes per graph (default 64)
   timeout=S              seconds per round trip, plus session_timeout=S per session it creates
@@ -63,6 +64,7 @@ LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
 MAX_START_FAILURES = 3
+DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
 TAIL_CHARS = 600
 FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
@@ -170,14 +172,22 @@ class NativeLauncher(Launcher):
                                                           env.get("PYTHONPATH")]))
         console = open(log_path.with_suffix(".console"), "ab")
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
-                                   env=env, start_new_session=True)
+                                   env=env, start_new_session=True, preexec_fn=_die_with_parent)
         console.close()
         return Process(process, token, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
 
 
 class WineLauncher(Launcher):
     """The Windows Python of the lane under Wine, in a pseudo-terminal (`script -qec`), with an
-    Xvfb of its own (kept across worker restarts)."""
+    Xvfb and a Wine prefix of its own (both kept across worker restarts).
+
+    The prefix is a hard-link clone of the lane's (instant, no space): a Wine prefix has one
+    wineserver and one desktop process (explorer.exe), which keeps the X display of whichever
+    process started it. Sharing the lane's prefix with another user (a second run, the
+    dml-direct lane) whose Xvfb has gone leaves a desktop with a dead display, and every
+    D3D12CreateDevice in that prefix then fails with DXGI_ERROR_UNSUPPORTED (0x887A0004).
+    Wine saves registry files by writing a new file and renaming it, so the clone never writes
+    through to the lane's files."""
     kind = "wine"
 
     def __init__(self, lane: Lane, winedebug="-all", env=None):
@@ -191,6 +201,17 @@ class WineLauncher(Launcher):
         # A private copy of the worker package: only it goes on the Windows Python's sys.path.
         shutil.copytree(WORKER_PACKAGE, self.workdir / "dmlc_worker",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        self.prefix = _clone_prefix(lane)
+        # A persistent wineserver for the clone: Wine's desktop process (explorer.exe) and services
+        # then outlive a worker that dies, instead of a cold start for each restart.
+        self._wineserver(["-p"])
+
+    def _wineserver(self, flags):
+        wineserver = _wineserver_binary()
+        if wineserver:
+            subprocess.run([wineserver, *flags], env=dict(os.environ, WINEPREFIX=str(self.prefix)),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=60, check=False)
 
     def _ensure_xvfb(self):
         if self.xvfb is not None and self.xvfb.poll() is None:
@@ -199,7 +220,8 @@ class WineLauncher(Launcher):
         log = open(self.workdir / "xvfb.log", "ab")
         self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
                                       "-nolisten", "tcp"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
         os.close(write_end)
         log.close()
         ready, _, _ = select.select([read_end], [], [], 30)
@@ -215,7 +237,7 @@ class WineLauncher(Launcher):
         main = _windows_path(self.workdir / "dmlc_worker" / "__main__.py")
         command = [self.wine, str(self.lane.python_exe), main, "--connect", f"{address[0]}:{address[1]}",
                    "--token", token, "--log", _windows_path(log_path)]
-        env = dict(os.environ, **self.env, WINEPREFIX=str(self.lane.prefix), WINEARCH="win64",
+        env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
                    WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=self.display,
                    DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
         if self.lane.vulkan_icd:
@@ -225,7 +247,7 @@ class WineLauncher(Launcher):
         # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
         process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
                                    stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_die_with_parent)
         console.close()
         return Process(process, token, [log_path, console_path],
                        lambda: [process.pid] + _processes_with(token, "dmlc_worker"))
@@ -238,6 +260,7 @@ class WineLauncher(Launcher):
                 "windows_python": marker.get("windows_python"), "winedebug": self.winedebug}
 
     def close(self):
+        _end_prefix(self.prefix)
         if self.xvfb is not None and self.xvfb.poll() is None:
             self.xvfb.terminate()
             try:
@@ -245,6 +268,63 @@ class WineLauncher(Launcher):
             except subprocess.TimeoutExpired:
                 self.xvfb.kill()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _clone_prefix(lane: Lane) -> Path:
+    """A private hard-link clone of the lane's prefix under <lane>/run/; clones whose owner is
+    gone are removed first."""
+    runs = lane.home / "run"
+    runs.mkdir(exist_ok=True)
+    for old in runs.iterdir():
+        try:
+            owner = int((old / "owner").read_text())
+            os.kill(owner, 0)
+            continue  # still in use
+        except ProcessLookupError:
+            _end_prefix(old / "prefix")
+        except (OSError, ValueError):
+            if time.time() - old.stat().st_mtime < 600:
+                continue  # being made right now
+        shutil.rmtree(old, ignore_errors=True)
+    home = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
+    (home / "owner").write_text(str(os.getpid()))
+    done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True)
+    if done.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        raise BackendUnavailable(f"could not clone the Wine prefix {lane.prefix}: {done.stderr.strip()}")
+    return home / "prefix"
+
+
+def _wineserver_binary():
+    for candidate in ("/usr/lib/wine/wineserver", shutil.which("wineserver")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _end_prefix(prefix: Path):
+    """Stop every Wine process of a private prefix (its wineserver included) and remove it."""
+    wineserver = _wineserver_binary()
+    if prefix.is_dir() and wineserver:
+        # -k ends the processes; -w waits for the server itself, which otherwise lingers a few
+        # seconds: a new clone that reuses this directory's inode would reach it, and Wine finds
+        # its server by the prefix's device and inode.
+        for flag in ("-k", "-w"):
+            try:
+                subprocess.run([wineserver, flag], env=dict(os.environ, WINEPREFIX=str(prefix)),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
+            except subprocess.TimeoutExpired:
+                pass
+    shutil.rmtree(prefix.parent, ignore_errors=True)
+
+
+def _die_with_parent():
+    """In the child before exec: get SIGTERM when the harness dies, so nothing is left behind."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _windows_path(path) -> str:
@@ -566,12 +646,24 @@ class WorkerBackend(Backend):
         if self._channel is not None:
             self._channel.kill()
             self._channel = None
-        self.worker_starts += 1
-        try:
-            channel = self._channel_factory(self.logdir, self.worker_starts)
-        except BackendUnavailable:
+        problems = []
+        for _ in range(DEVICE_ATTEMPTS):
+            self.worker_starts += 1
+            try:
+                channel = self._channel_factory(self.logdir, self.worker_starts)
+            except BackendUnavailable:
+                self._start_failures += 1
+                raise
+            problem = self._device_problem(channel.hello)
+            if problem is None:
+                break
+            problems.append(f"{problem} [{channel.tail()}]")
+            channel.kill()
+            time.sleep(2 * len(problems))  # let the prefix's desktop process finish starting
+        else:
             self._start_failures += 1
-            raise
+            raise BackendUnavailable(f"{self.name}: the worker started {DEVICE_ATTEMPTS} times but could not create a "
+                                     f"D3D12 device: " + " | ".join(problems))
         self._start_failures = 0
         self._channel = channel
         self._hello = channel.hello
@@ -583,6 +675,21 @@ class WorkerBackend(Backend):
         for graph in self._graphs.values():
             graph.created = False
         return channel
+
+    def _device_problem(self, hello) -> str | None:
+        """Why a DirectML worker has no usable device, or None. Under Wine, a process that starts
+        while the prefix's desktop process (explorer.exe) is still coming up on a busy machine can
+        be left without a graphics driver ("The explorer process failed to start"): D3D12 then
+        fails with DXGI_ERROR_UNSUPPORTED, and a second start finds the desktop ready."""
+        if self.provider != DML or hello.get("platform") != "win32":
+            return None
+        for key in ("adapters", "dml_max_feature_level"):
+            value = hello.get(key)
+            if isinstance(value, str) and value.startswith("error"):
+                return f"{key}: {value}"
+        if not hello.get("adapters"):
+            return "no DXGI adapter"
+        return None
 
     def worker_pids(self) -> list:
         """Unix pids of the live worker (for tests that kill it)."""
@@ -931,11 +1038,12 @@ def _settings(options: dict) -> tuple:
     }
     if settings["max_nodes"] < 1:
         raise ValueError("max_nodes must be at least 1")
+    settings["config"] = {key: options.pop(key) for key in list(options) if key.startswith(("session.", "ep."))}
     return settings, options
 
 
 def _dml_config(settings) -> dict:
-    config = {"session.disable_cpu_ep_fallback": "1"}
+    config = {**settings["config"], "session.disable_cpu_ep_fallback": "1"}
     if not settings["graph_fusion"]:
         config["ep.dml.disable_graph_fusion"] = "1"
     return config
@@ -996,7 +1104,7 @@ def _native(name, provider, options, config_for):
 
 def cpu_worker(name, options):
     """ONNX Runtime's CPU provider through the worker (the dml-wine machinery, testable anywhere)."""
-    return _native(name, CPU, options, lambda settings: {})
+    return _native(name, CPU, options, lambda settings: dict(settings["config"]))
 
 
 cpu_worker.available = lambda: (True, "ONNX Runtime's CPU provider in a worker process")
