@@ -21,4 +21,9 @@ def element_wise_clip(x: np.ndarray, dtype: str, Min=-FLT_MAX, Max=FLT_MAX, Scal
         # Integer tensors clip exactly in their own domain (float64 cannot hold all of int64).
         return np.maximum(low, np.minimum(x, high))
     g = apply_scale_bias(x, ScaleBias)
-    return dml_max(np.float64(low), dml_min(g, np.float64(high), nan_rule), nan_rule)
+    clipped = dml_max(np.float64(low), dml_min(g, np.float64(high), nan_rule), nan_rule)
+    if np.dtype(dtype).kind in "iu":
+        # x * Scale + Bias back in an integer tensor: the page's cast for non-float types,
+        # truncation toward zero (the bounds are integers, so clip and truncation commute).
+        return np.trunc(clipped)
+    return clipped

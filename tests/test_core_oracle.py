@@ -78,6 +78,12 @@ class TestHandChecked:
                               Min=0.0, Max=4.0, ScaleBias={"Scale": 2.0, "Bias": -0.5})
         assert out.tolist() == [1.5, 4.0]
 
+    def test_clip_scale_bias_on_integers_truncates_toward_zero(self):
+        x = np.array([2, -1, 1], np.int32)
+        out = oracle.evaluate("ELEMENT_WISE_CLIP", x, "int32", Min=-10.0, Max=10.0,
+                              ScaleBias={"Scale": 2.0, "Bias": -0.5})
+        assert out.tolist() == [3, -2, 1]
+
     def test_pow_negative_base_integral_exponent(self):
         out = oracle.evaluate("ELEMENT_WISE_CONSTANT_POW", np.array([-2.0, -0.5], F32), "float32", Exponent=3.0)
         assert out.tolist() == [-8.0, -0.125]
