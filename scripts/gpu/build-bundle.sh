@@ -15,7 +15,8 @@
 #   2. tools/: the zstd binary with its libraries (never libc), to unpack there;
 #   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies) and
 #      onnxruntime-webgpu (cp312) for the webgpu backend.
-#   tools/ and wheels/ ride with the last chunk, or in a call of their own.
+#   4. lib/: libEGL.so.1 (Debian's libegl1), which NVIDIA's Vulkan driver needs to start.
+#   tools/, wheels/ and lib/ ride with the last chunk, or in a call of their own.
 # The harness itself travels as the working tree: every device call carries the current code.
 #
 # Everything lands in .bundle/ (ignored through .git/info/exclude, never committed):
@@ -244,17 +245,26 @@ for spec in $LINUX_WHEELS $WEBGPU_WHEEL; do
     fi
     cp "$WHEEL_CACHE"/"$pattern"*.whl "$CARRY/extras/wheels/"
 done
+# The GLVND EGL library: NVIDIA's Vulkan driver (libGLX_nvidia.so.0) loads libEGL.so.1 while it
+# starts, and the GPU machine has none (without it vkCreateInstance finds no driver). From
+# Debian's libegl1, the root's own release; it travels beside the root, not in it.
+mkdir -p "$CARRY/extras/lib" "$CACHE/debs"
+if ! ls "$CACHE"/debs/libegl1_*.deb >/dev/null 2>&1; then
+    (cd "$CACHE/debs" && apt-get download libegl1 >"$LOGS/apt-download.log" 2>&1) || fail "apt-get download libegl1"
+fi
+rm -rf "$CACHE/debs/x"; dpkg-deb -x "$CACHE"/debs/libegl1_*.deb "$CACHE/debs/x"
+cp -a "$CACHE"/debs/x/usr/lib/x86_64-linux-gnu/libEGL.so.1* "$CARRY/extras/lib/"
 # The extras ride with the last chunk where they fit, else in a call of their own (all receives
 # come before the setup, so the order does not matter).
 last=$(ls -d "$CARRY"/c* | tail -n 1)
 room=$(( 60 * 1048576 - $(du -sb "$last" | cut -f1) ))
 if [ "$(du -sb "$CARRY/extras" | cut -f1)" -le "$room" ]; then
-    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$last/"
+    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras/lib" "$last/"
 else
     n=$(basename "$last"); n=$((10#${n#c} + 1))
-    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$(mkdir -p "$CARRY/$(printf 'c%02d' "$n")" && echo "$CARRY/$(printf 'c%02d' "$n")")/"
+    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras/lib" "$(mkdir -p "$CARRY/$(printf 'c%02d' "$n")" && echo "$CARRY/$(printf 'c%02d' "$n")")/"
 fi
-rmdir "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras" 2>/dev/null || rm -rf "$CARRY/extras"
+rm -rf "$CARRY/extras"
 python3 - "$CARRY" "$PAYLOAD" "$(cat "$PAYLOAD.sha256")" "$KEY" "$CACHE/root-packages.txt" <<'EOF'
 import json, os, sys
 carry, payload, digest, key, packages = sys.argv[1:]

@@ -7,6 +7,7 @@
 #                                                          prove the GPU, write the lane marker (idempotent)
 #   bash scripts/gpu/device.sh run NAME -- ARGS...         conformance ARGS with the GPU environment, sampling
 #                                                          nvidia-smi; results and proof land in $OUT/NAME.*
+#                                                          (RUN_LIMIT=S interrupts it after S seconds)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #
 # How Wine reaches the GPU (docs/gpu/README.md): Wine runs on the host, with the host's glibc (the
@@ -27,6 +28,7 @@ HARNESS=$REPO
 R=$G/root
 NV_ICD=${GPU_VK_ICD:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 NV_LIBS=/usr/local/nvidia/lib64:/usr/local/nvidia/lib
+NV_EGL=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 PYTHON=${GPU_PYTHON:-python3}
 
 say() { echo "[gpu] $*"; }
@@ -45,8 +47,8 @@ cmd_receive() {
     local t; t=$(date +%s)
     for f in "$dir"/part.*; do [ -e "$f" ] && cp "$f" "$G/chunks/"; done
     [ -f "$dir/manifest.json" ] && cp "$dir/manifest.json" "$G/manifest.json"
-    for sub in tools wheels; do [ -d "$dir/$sub" ] && mkdir -p "$G/$sub" && cp -r "$dir/$sub/." "$G/$sub/"; done
-    say "received $(basename "$dir") in $(since "$t") s: $(ls "$G/chunks" | tr '\n' ' ')($(du -sh "$G" | cut -f1) in $G)"
+    for sub in tools wheels lib; do [ -d "$dir/$sub" ] && mkdir -p "$G/$sub" && cp -r "$dir/$sub/." "$G/$sub/"; done
+    say "received $(basename "$dir") in $(since "$t") s: $(ls "$G/chunks" | tr '\n' ' ')($(du -sh "$G/chunks" | cut -f1) of chunks)"
 }
 
 # ---- setup ----------------------------------------------------------------------------------------
@@ -84,6 +86,14 @@ libraries() {
             esac
             [ -e "$G/wl/$b" ] || ln -s "$f" "$G/wl/$b"
         done
+    done
+    # libEGL.so.1 (carried beside the root): NVIDIA's Vulkan driver loads it while it starts, with
+    # the root's libGLdispatch; both go to wl and vk where the host has none.
+    for f in "$G"/lib/libEGL.so.1* "$R"/usr/lib/x86_64-linux-gnu/libGLdispatch.so.0*; do
+        [ -e "$f" ] || continue
+        b=$(basename "$f")
+        ldconfig -p 2>/dev/null | grep " ${b%%.so*}.so" >/dev/null && continue
+        ln -sfn "$f" "$G/wl/$b"; ln -sfn "$f" "$G/vk/$b"
     done
     if ! host_has_vulkan; then
         ln -s "$R/usr/lib/x86_64-linux-gnu/libvulkan.so.1" "$G/vk/libvulkan.so.1"
@@ -161,6 +171,8 @@ EOF
 wine_env() {
     export WINEPREFIX=$G/lane/prefix WINEARCH=win64 WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
     export VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD
+    [ -e "$NV_EGL" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$NV_EGL
+    return 0
 }
 
 XVFB_PID=
@@ -213,6 +225,7 @@ proof() {
     # What the host says about its GPU and its Vulkan driver, before anything runs.
     nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,uuid --format=csv >"$G/nvidia-smi.csv" 2>&1 \
         || echo "nvidia-smi failed" >>"$G/nvidia-smi.csv"
+    [ -e "$NV_EGL" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$NV_EGL
     LD_LIBRARY_PATH=$G/wl:$NV_LIBS VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD \
         "$R/usr/bin/vulkaninfo" --summary >"$G/vulkaninfo.txt" 2>&1 || true
     VULKAN_DEVICE=$(sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' "$G/vulkaninfo.txt" | head -n 1)
@@ -268,6 +281,7 @@ export PATH=$G/bin:\$PATH
 export DML_WINE_HOME=$G/lane
 export DMLC_WEBGPU_HOME=$G/webgpu
 export VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD
+$([ -e "$NV_EGL" ] && echo "export __EGL_VENDOR_LIBRARY_FILENAMES=$NV_EGL")
 export LD_LIBRARY_PATH=${ld:+$ld:}$NV_LIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
 EOF
@@ -314,7 +328,9 @@ cmd_run() {
     local sampler=$! t rc=0
     t=$(date +%s.%N)
     cd "$HARNESS"
-    "$PYTHON" -m conformance run "$@" --results "$out/$name.jsonl" --quiet --jobs 0 >"$out/$name.log" 2>&1 || rc=$?
+    # RUN_LIMIT=S: interrupt the run (SIGINT) after S seconds; the cases finished so far are kept.
+    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance run "$@" --results "$out/$name.jsonl" --quiet \
+        >"$out/$name.log" 2>&1 || rc=$?
     local seconds; seconds=$(echo "$(date +%s.%N) - $t" | bc 2>/dev/null || "$PYTHON" -c "print($(date +%s.%N) - $t)")
     kill "$sampler" 2>/dev/null || true
     tail -n 25 "$out/$name.log"
