@@ -62,8 +62,11 @@ def _ort_session(case):
     from conformance import specs
     from conformance.onnx_models import single_node_model
     model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
-    # The provider's own best: default session options (every core, spinning threads).
-    return onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
+    # The provider's own best: default session options (spinning threads), on the usable cores.
+    from conformance.fast import usable_cpus
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = usable_cpus()
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def verification(op, dtype, params, elements, jobs, repeats, plain=True):
@@ -128,14 +131,29 @@ def small_cases(jobs, repeats):
 
 
 def onnx_backend_style(cases):
-    """One session per case, as onnx.backend.test's runner does with ONNX Runtime's backend:
-    build the model, onnxruntime.backend.prepare (default options), run, verify, drop."""
+    """One session per case, as onnx.backend.test's runner drives ONNX Runtime's backend: a model
+    of the case's own shapes (a ModelProto, as the runner loads them), onnxruntime.backend.prepare
+    (onnx.checker, serialisation, a session with default options), run, verify, drop."""
     import onnxruntime.backend as ort_backend
+    from onnx import helper, numpy_helper
+
     from conformance import runner, specs
     from conformance.backends.base import NOT_REACHABLE, OK, Outcome
     from conformance.backends.ort import _classify
-    from conformance.onnx_models import single_node_model
+    from conformance.onnx_models import IR_VERSION, tensor_type
     from conformance.specs.base import NotReachable
+
+    def model(node, dtype, shape):
+        constants = [numpy_helper.from_array(np.asarray(value), f"c{i}")
+                     for i, value in enumerate(node.constant_inputs)]
+        graph = helper.make_graph(
+            [helper.make_node(node.op_type, ["x"] + [c.name for c in constants], ["y"], name=f"{node.op_type}_0",
+                              **node.attributes)], "case",
+            [helper.make_tensor_value_info("x", tensor_type(dtype), shape)],
+            [helper.make_tensor_value_info("y", tensor_type(dtype), shape)], initializer=constants)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(node.opset, 13))],
+                                 ir_version=IR_VERSION)
+
     records = []
     for case in cases:
         x = case.make_input()
@@ -143,8 +161,8 @@ def onnx_backend_style(cases):
         try:
             if case.in_place:
                 raise NotReachable("in-place execution cannot be requested through ONNX Runtime")
-            model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
-            prepared = ort_backend.prepare(model, "CPU")
+            node = specs.get(case.op).to_onnx(case.dtype, case.params)
+            prepared = ort_backend.prepare(model(node, case.dtype, list(case.shape)), "CPU")
             outcome = Outcome(OK, output=prepared.run([x])[0])
             del prepared
         except NotReachable as reason:

@@ -29,8 +29,10 @@ import oracle
 from conformance import fast_kernels
 from conformance.compare import WORST_SHOWN, Comparison, compare
 from conformance.ulp import fractional_ulp_error
+from oracle.rounding import cast_bound_to_tensor_type, float_param
 
-CHUNK = 1 << 14  # elements per oracle call: float64 temporaries of 128 KiB stay in L2
+CHUNK = 1 << 16  # elements per oracle call: its float64 buffers (512 KiB) stay in the core's L2
+SMALL = 1 << 14  # tensors up to this size take the small path (no chunks, no threads)
 PARALLEL_MIN = 1 << 17  # below this, one thread verifies the whole tensor
 # The compiled comparison is loaded (numba, ~0.5 s) once a case this large comes, or once the
 # run has verified this many elements the plain way (~40 ns each): small runs never pay for it.
@@ -154,10 +156,13 @@ def identical(expected, actual, reference=None) -> Comparison:
 class _Float16Table:
     """The oracle on all 65,536 float16 values, for one operator and parameter set."""
 
+    DECODE = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float64)  # bits -> value
+
     def __init__(self, op, params):
         every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
         self.reference = oracle.reference(op, every, "float16", **params)
         self.expected = oracle.round_to(self.reference, "float16")
+        self.expected_bits = self.expected.view(np.uint16)
 
 
 class Verifier:
@@ -167,15 +172,19 @@ class Verifier:
     compare(x, *runner.expected_for(case, x), ...) as runner.judge calls it.
     """
 
-    def __init__(self, jobs: int = 1, chunk: int = CHUNK, accelerate: bool = True, kernel: str = "auto"):
+    def __init__(self, jobs: int = 1, chunk: int = CHUNK, accelerate: bool = True, kernel: str = "auto",
+                 formulas: bool = True):
         """kernel: "auto" (load the compiled comparison when the work is large enough), "always"
-        or "never" (compare.compare on every chunk)."""
+        or "never" (compare.compare on every chunk). formulas: with the compiled comparison,
+        make float32 CELU, SCALED_ELU and CLIP references in the kernel (fast_kernels_jit:
+        the formula's operations around numpy's np.expm1) rather than through oracle/<op>.py."""
         self.jobs = max(1, int(jobs))
         self.kernel = kernel
+        self.formulas = formulas
         self.chunk = int(chunk)
         self.fast = accelerate and fast_kernels.AVAILABLE
         self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
-        self._zeros, self._tables, self._bound = {}, {}, {}
+        self._zeros, self._tables, self._bound, self._keys = {}, {}, {}, {}
         self._lock = threading.Lock()
         self._plain_elements = 0  # verified without the compiled comparison so far
         if self.fast:
@@ -194,9 +203,14 @@ class Verifier:
 
     # -- what runner.expected_for gives, memoised where it can be ----------------------------
 
-    @staticmethod
-    def _key(case):
-        return (case.op, case.dtype, case.nan_rule, repr(sorted(case.params.items())))
+    def _key(self, case):
+        """What the oracle's answer depends on: operator, type, NaN rule, parameters (memoised per
+        case object; the entry holds the case, so its id cannot be reused while it is there)."""
+        entry = self._keys.get(id(case))
+        if entry is None or entry[0] is not case:
+            entry = self._keys[id(case)] = (case, (case.op, case.dtype, case.nan_rule,
+                                                   repr(sorted(case.params.items()))))
+        return entry[1]
 
     def zeros(self, case):
         """(f(+0), f(-0)) in the target type, as runner.expected_for computes them."""
@@ -211,6 +225,37 @@ class Verifier:
         if key not in self._bound:
             self._bound[key] = oracle.bind(case.op, case.dtype, **case.oracle_params())
         return self._bound[key]
+
+    def _float32_plan(self, case, kernel):
+        """(formula, p0, p1, prepare): how kernel.float32_stats makes this case's reference.
+        prepare(x, buffer) -> what the kernel reads: the literal reference (LITERAL), or
+        np.expm1 of the formula's argument, or nothing (CLIP)."""
+        key = (self._key(case), "float32-plan", self.formulas)
+        if key in self._bound:
+            return self._bound[key]
+        params = case.params
+        plan = None
+        if self.formulas and not params.get("ScaleBias") and case.nan_rule == "d3d":
+            if case.op == "ACTIVATION_CELU":
+                alpha = float_param(params["Alpha"])
+
+                def prepare(x, buffer):
+                    kernel.divide(x, alpha, buffer)
+                    return np.expm1(buffer, out=buffer)
+                plan = (kernel.CELU, alpha, 0.0, prepare)
+            elif case.op == "ACTIVATION_SCALED_ELU":
+                def prepare(x, buffer):
+                    np.copyto(buffer, x)
+                    return np.expm1(buffer, out=buffer)
+                plan = (kernel.SCALED_ELU, float_param(params["Alpha"]), float_param(params["Gamma"]), prepare)
+            elif case.op == "ELEMENT_WISE_CLIP":
+                plan = (kernel.CLIP, float(cast_bound_to_tensor_type(params["Min"], "float32")),
+                        float(cast_bound_to_tensor_type(params["Max"], "float32")), lambda x, buffer: buffer)
+        if plan is None:
+            function = self._reference_function(case)
+            plan = (kernel.LITERAL, 0.0, 0.0, lambda x, buffer: function(x))
+        self._bound[key] = plan
+        return plan
 
     def _table(self, case, build: bool):
         key = self._key(case)
@@ -240,7 +285,7 @@ class Verifier:
 
     def check(self, case, x, actual) -> Comparison:
         x = np.asarray(x)
-        if self.fast and 0 < x.size <= self.chunk and case.op in ELEMENTWISE and (
+        if self.fast and 0 < x.size <= SMALL and case.op in ELEMENTWISE and (
                 case.dtype not in _FLOATS or self.kernel == "never"
                 or (self.kernel == "auto" and not fast_kernels.loaded())):
             return self._small(case, x, actual)
@@ -320,11 +365,14 @@ class Verifier:
 
     def _span(self, case, x, actual, offset, start, stop, table, kernel):
         """Elements start..stop of the flat chunk -> list of partial results, in order.
-        kernel: the compiled fast_kernels.float_stats, or None (compare.compare every chunk)."""
+        kernel: the compiled loops (fast_kernels.load()), or None (compare.compare every chunk)."""
         dtype = np.dtype(case.dtype)
         bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[dtype]
         function = self._reference_function(case)
+        plan = self._float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None
+        buffer = np.empty(self.chunk) if plan is not None else None
         scratch = np.empty(self.chunk, dtype=np.uint8)
+        positions = np.empty(self.chunk, dtype=np.int64)
         histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
         parts = []
         totals = [0, 0, 0]  # good elements, their max distance and max fractional error (bits)
@@ -333,36 +381,67 @@ class Verifier:
             for begin in range(start, stop, self.chunk):
                 end = min(begin + self.chunk, stop)
                 xs, actual_s = x[begin:end], actual[begin:end]
+                expected = None
+                if table is not None and kernel is not None:
+                    codes = xs.view(np.uint16)
+                    bad, max_distance, fraction_bits = kernel.float16_table_stats(
+                        codes, actual_s.view(np.uint16), table.reference, table.expected_bits, table.DECODE,
+                        case.tolerance, histogram, scratch, positions)
+                    totals[0] += end - begin - bad
+                    totals[1] = max(totals[1], max_distance)
+                    totals[2] = max(totals[2], fraction_bits)
+                    if bad:
+                        where = positions[:bad].copy()
+                        bad_codes = codes[where]
+                        bad_pieces.append((where + begin, xs[where], table.expected[bad_codes],
+                                           actual_s[where], table.reference[bad_codes]))
+                    continue
+                if plan is not None:
+                    formula, p0, p1, prepare = plan
+                    reference = prepare(xs, buffer[:end - begin])
+                    bad, max_distance, fraction_bits = kernel.float32_stats[formula](
+                        xs, reference, p0, p1, actual_s, actual_s.view(bits), case.tolerance,
+                        histogram, scratch, positions)
+                    totals[0] += end - begin - bad
+                    totals[1] = max(totals[1], max_distance)
+                    totals[2] = max(totals[2], fraction_bits)
+                    if bad:
+                        where = positions[:bad].copy()
+                        bad_reference = reference[where]
+                        bad_pieces.append((where + begin, xs[where], bad_reference.astype(dtype), actual_s[where],
+                                           bad_reference))
+                    continue
                 if table is not None:
                     codes = xs.view(np.uint16)
                     reference = table.reference[codes]
                     expected = table.expected[codes]
                 else:
                     reference = function(xs)
-                    expected = reference.astype(dtype)
                 if kernel is None:
+                    if expected is None:
+                        expected = reference.astype(dtype)
                     parts.append(("full", offset + begin,
                                   compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
                                           self.zeros(case), reference)))
                     continue
-                actual_values = actual_s if dtype == np.float32 else actual_s.astype(np.float32)
-                local = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
-                bad, max_distance, fraction_bits = kernel(
-                    expected.view(bits), actual_s.view(bits), actual_values, reference, case.tolerance,
-                    mask, inf, digits, low, local, scratch)
-                histogram += local
+                if expected is None:
+                    expected = reference.astype(dtype)
+                bad, max_distance, fraction_bits = kernel.float_stats(
+                    expected.view(bits), actual_s.view(bits), actual_s.astype(np.float32), reference,
+                    case.tolerance, mask, inf, digits, low, histogram, scratch, positions)
                 totals[0] += end - begin - bad
                 totals[1] = max(totals[1], max_distance)
                 totals[2] = max(totals[2], fraction_bits)
                 if bad:
-                    where = np.flatnonzero(scratch[:end - begin] == fast_kernels.BAD)
-                    bad_pieces.append((where + begin, xs[where], expected[where], actual_s[where],
-                                       reference[where]))
+                    where = positions[:bad].copy()
+                    bad_reference = reference[where]
+                    bad_expected = expected[where] if expected is not None else bad_reference.astype(dtype)
+                    bad_pieces.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
             if bad_pieces:
                 # The full analysis (flushing, NaN, worst elements), once, for the bad elements only.
-                positions, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
+                where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
                 parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                                      self.zeros(case), reference), positions))
+                                                      self.zeros(case), reference), where))
         if totals[0]:
             parts.append(("fast", totals[0], totals[1], totals[2], histogram))
         return parts

@@ -1,4 +1,6 @@
 """Run cases on a backend, judge them against the oracle, stream the results."""
+import functools
+import math
 import platform
 import sys
 import time
@@ -51,13 +53,18 @@ def expected_for(case, x):
     return expected, reference, zeros
 
 
+@functools.lru_cache(maxsize=None)
+def _at_least(level: str, minimum: str) -> bool:
+    return featurelevels.at_least(level, minimum)
+
+
 def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: float,
           expected=None, reference=None, zeros=None, verifier=None, comparison=None) -> dict:
     """verifier: a fast.Verifier that gives the same Comparison sooner; comparison: one already
     made (a streamed case, verified chunk by chunk)."""
     record = {"type": "case", **case.describe(), "backend": backend_name,
-              "required": featurelevels.at_least(feature_level, case.required_level),
-              "elements": case.elements, "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
+              "required": _at_least(feature_level, case.required_level),
+              "elements": math.prod(case.shape), "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
               "max_ulp": None, "max_fractional_ulp": None, "worst": [], "message": outcome.message,
               "placement": outcome.placement}
     status = outcome.status

@@ -1,0 +1,255 @@
+"""The numba loops of conformance/fast_kernels.py (imported on first use: it imports numba).
+
+One element's verdict is `_element`; `float_stats` runs it over expected bits
+given by the caller, `float16_table_stats` reads them from a float16 table, and
+`float32_stats` rounds the float64 reference to float32 itself (numpy's astype
+and this conversion are the same correctly rounded step). For float32 CELU,
+SCALED_ELU and CLIP, `float32_stats` also makes the reference: the formula's
+element-wise operations (`_formula`, the same IEEE operations in the same order
+as oracle/<op>.py; no fast-math, so no reassociation and no fused multiply-add)
+around numpy's own np.expm1, which the caller applies to a buffer first. That
+saves the literal formula's pass and temporary per operation. Both return
+(bad elements, max distance of the good, max |fractional| of the good as
+float64 bits) and fill `histogram` (good elements by bit length of their
+distance) and `positions` (where the bad ones are, the first `bad` entries).
+`scratch` (uint8, as long as the chunk) holds each element's bit length or BAD.
+"""
+import numba
+import numpy as np
+
+from conformance.fast_kernels import BAD, HISTOGRAM_BINS
+
+JIT = dict(nogil=True, cache=True, error_model="numpy")
+
+
+@numba.njit(inline="always")
+def _element(e, a, r, t, tolerance, magnitude_mask, inf_bits, mantissa_digits, min_exponent):
+    """e, a: expected and actual bits (int64); r: float64 reference; t: actual as float64.
+    -> (bad, distance, bit length of the distance, |fractional error| as float64 bits)."""
+    e_magnitude = e & magnitude_mask
+    a_magnitude = a & magnitude_mask
+    e_nan = e_magnitude > inf_bits
+    a_nan = a_magnitude > inf_bits
+    sign_bit = magnitude_mask + 1
+    e_ordered = -e_magnitude if e & sign_bit else e_magnitude
+    a_ordered = -a_magnitude if a & sign_bit else a_magnitude
+    distance = abs(e_ordered - a_ordered)
+    distance = 0 if (e_nan | a_nan) else distance
+    bad = (distance > tolerance) | (e_nan != a_nan)
+    # bit length of the distance (< 2**53, so exact through float64's exponent)
+    length = (np.float64(distance).view(np.int64) >> 52) - 1022
+    length = length if distance > 0 else 0
+    # fractional error: (t - r) * 2**(mant_dig - 1 - ilogb(r)); frexp's ilogb(0) is -1
+    field = (np.float64(r).view(np.int64) >> 52) & 0x7FF
+    scale = 1023 + mantissa_digits - 1 - max(field - 1023, min_exponent)
+    scale = 1023 + mantissa_digits if r == 0.0 else scale
+    error_bits = np.float64((t - r) * np.int64(scale << 52).view(np.float64)).view(np.int64)
+    error_bits &= 0x7FFFFFFFFFFFFFFF  # |error|: for non-negative floats the bits order as values
+    same = (t == r) | ((t != t) & (r != r))
+    finite = error_bits < 0x7FF0000000000000
+    error_bits = error_bits if (finite and not same and not bad) else 0
+    return bad, distance, length, error_bits
+
+
+@numba.njit(inline="always")
+def _mark(i, length, count, local, positions):
+    if length == BAD:
+        positions[count] = i
+        return count + 1
+    if length >= 4:
+        local[i & 3, length] += 1
+    return count
+
+
+@numba.njit(inline="always")
+def _tail(n, bad, rest, histogram, scratch, positions):
+    """One pass over the marks, if needed: the histogram bins from 4 up (distances >= 8; the
+    loops count bins 0 to 3 themselves) and the positions of the bad elements. Eight marks
+    at a time: a word whose bytes are all below 4 has nothing to say."""
+    if bad == 0 and rest == 0:
+        return
+    local = np.zeros((4, HISTOGRAM_BINS), dtype=np.int64)  # four copies break the chain of repeats
+    count = 0
+    words = n // 8
+    packed = scratch[:words * 8].view(np.uint64)
+    for w in range(words):
+        if packed[w] & np.uint64(0xFCFCFCFCFCFCFCFC):
+            for i in range(w * 8, w * 8 + 8):
+                count = _mark(i, scratch[i], count, local, positions)
+    for i in range(words * 8, n):
+        count = _mark(i, scratch[i], count, local, positions)
+    for k in range(4, HISTOGRAM_BINS):
+        histogram[k] += local[0, k] + local[1, k] + local[2, k] + local[3, k]
+
+
+@numba.njit(**JIT)
+def float_stats(expected_bits, actual_bits, actual, reference, tolerance, magnitude_mask, inf_bits,
+                mantissa_digits, min_exponent, histogram, scratch, positions):
+    n = expected_bits.shape[0]
+    bad = 0
+    max_distance = 0
+    bin0 = bin1 = bin2 = bin3 = 0  # good elements with bit length 0, 1, 2, 3
+    max_fraction = np.int64(0)
+    for i in range(n):
+        is_bad, distance, length, error_bits = _element(
+            np.int64(expected_bits[i]), np.int64(actual_bits[i]), reference[i], np.float64(actual[i]),
+            tolerance, magnitude_mask, inf_bits, mantissa_digits, min_exponent)
+        bad += np.int64(is_bad)
+        max_distance = max(max_distance, 0 if is_bad else distance)
+        good = not is_bad
+        bin0 += np.int64(good & (length == 0))
+        bin1 += np.int64(good & (length == 1))
+        bin2 += np.int64(good & (length == 2))
+        bin3 += np.int64(good & (length == 3))
+        scratch[i] = np.uint8(BAD if is_bad else length)
+        max_fraction = max(max_fraction, error_bits)
+    histogram[0] += bin0
+    histogram[1] += bin1
+    histogram[2] += bin2
+    histogram[3] += bin3
+    _tail(n, bad, n - bad - bin0 - bin1 - bin2 - bin3, histogram, scratch, positions)
+    return bad, max_distance, max_fraction
+
+
+# float32_stats formulas: the reference is given (LITERAL) or made here from x and the buffer.
+LITERAL, CELU, SCALED_ELU, CLIP = 0, 1, 2, 3
+
+
+# np.fmax and np.fmin (the d3d NaN rule; cases with nan_rule "propagate" take the LITERAL path):
+# NaN-ignoring, and on ties (+0 and -0) the second operand, as numpy's vectorised float64 loops
+# give. They select on the bit patterns: a float select could be rewritten into a max/min
+# instruction that picks the other zero.
+@numba.njit(inline="always")
+def _bits(value):
+    return np.float64(value).view(np.int64)
+
+
+@numba.njit(inline="always")
+def _value(bits):
+    return np.int64(bits).view(np.float64)
+
+
+@numba.njit(inline="always")
+def _fmax(a, b):
+    return _value(_bits(a) if (a > b) | (b != b) else _bits(b))
+
+
+@numba.njit(inline="always")
+def _fmin(a, b):
+    return _value(_bits(a) if (a < b) | (b != b) else _bits(b))
+
+
+@numba.njit(inline="always")
+def _formula(formula, x, t, p0, p1):
+    """The float64 reference of one element: the oracle/<op>.py formula, its operations in
+    the same order, with t the buffer's value (np.expm1 of the formula's argument)."""
+    if formula == CELU:  # dml_max(0.0, x) + dml_min(0.0, alpha * np.expm1(x / alpha))
+        return _fmax(0.0, x) + _fmin(0.0, p0 * t)
+    if formula == SCALED_ELU:  # np.where(x > 0, gamma * x, gamma * (alpha * np.expm1(x)))
+        return p1 * x if x > 0 else p1 * (p0 * t)
+    if formula == CLIP:  # dml_max(low, dml_min(x, high))
+        return _fmax(p0, _fmin(x, p1))
+    return t
+
+
+@numba.njit(inline="always")
+def _float32_stats(formula, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+                   positions):
+    """A float32 chunk: buffer holds the reference (formula LITERAL) or what the formula needs
+    (np.expm1 of its argument); on return it holds the reference."""
+    n = buffer.shape[0]
+    bad = 0
+    max_distance = 0
+    bin0 = bin1 = bin2 = bin3 = 0  # good elements with bit length 0, 1, 2, 3
+    max_fraction = np.int64(0)
+    for i in range(n):
+        r = _formula(formula, np.float64(x[i]), buffer[i], p0, p1)
+        buffer[i] = r
+        is_bad, distance, length, error_bits = _element(
+            np.int64(np.float32(r).view(np.uint32)), np.int64(actual_bits[i]), r, np.float64(actual[i]),
+            tolerance, 0x7FFFFFFF, 0x7F800000, 24, -126)
+        bad += np.int64(is_bad)
+        max_distance = max(max_distance, 0 if is_bad else distance)
+        good = not is_bad
+        bin0 += np.int64(good & (length == 0))
+        bin1 += np.int64(good & (length == 1))
+        bin2 += np.int64(good & (length == 2))
+        bin3 += np.int64(good & (length == 3))
+        scratch[i] = np.uint8(BAD if is_bad else length)
+        max_fraction = max(max_fraction, error_bits)
+    histogram[0] += bin0
+    histogram[1] += bin1
+    histogram[2] += bin2
+    histogram[3] += bin3
+    _tail(n, bad, n - bad - bin0 - bin1 - bin2 - bin3, histogram, scratch, positions)
+    return bad, max_distance, max_fraction
+
+
+# One compiled loop per formula (the constant folds the formula's branches away, so each loop
+# vectorises); float32_stats[formula] is the one to call.
+@numba.njit(**JIT)
+def _literal_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(LITERAL, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+                          positions)
+
+
+@numba.njit(**JIT)
+def _celu_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(CELU, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+                          positions)
+
+
+@numba.njit(**JIT)
+def _scaled_elu_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(SCALED_ELU, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram,
+                          scratch, positions)
+
+
+@numba.njit(**JIT)
+def _clip_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(CLIP, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+                          positions)
+
+
+float32_stats = {LITERAL: _literal_stats, CELU: _celu_stats, SCALED_ELU: _scaled_elu_stats, CLIP: _clip_stats}
+
+
+@numba.njit(**JIT)
+def divide(x, alpha, out):
+    """out = float64(x) / alpha: CELU's argument of np.expm1."""
+    for i in range(x.shape[0]):
+        out[i] = np.float64(x[i]) / alpha
+
+
+@numba.njit(**JIT)
+def float16_table_stats(codes, actual_bits, reference_table, expected_table, decode_table, tolerance, histogram,
+                        scratch, positions):
+    """A float16 tensor through its operator's table: codes are the input's bit patterns,
+    reference_table / expected_table the oracle on every float16 (float64 / uint16 bits),
+    decode_table every float16 as float64 (to read the actual values)."""
+    n = codes.shape[0]
+    bad = 0
+    max_distance = 0
+    bin0 = bin1 = bin2 = bin3 = 0  # good elements with bit length 0, 1, 2, 3
+    max_fraction = np.int64(0)
+    for i in range(n):
+        code = codes[i]
+        a = actual_bits[i]
+        is_bad, distance, length, error_bits = _element(
+            np.int64(expected_table[code]), np.int64(a), reference_table[code], decode_table[a],
+            tolerance, 0x7FFF, 0x7C00, 11, -14)
+        bad += np.int64(is_bad)
+        max_distance = max(max_distance, 0 if is_bad else distance)
+        good = not is_bad
+        bin0 += np.int64(good & (length == 0))
+        bin1 += np.int64(good & (length == 1))
+        bin2 += np.int64(good & (length == 2))
+        bin3 += np.int64(good & (length == 3))
+        scratch[i] = np.uint8(BAD if is_bad else length)
+        max_fraction = max(max_fraction, error_bits)
+    histogram[0] += bin0
+    histogram[1] += bin1
+    histogram[2] += bin2
+    histogram[3] += bin3
+    _tail(n, bad, n - bad - bin0 - bin1 - bin2 - bin3, histogram, scratch, positions)
+    return bad, max_distance, max_fraction
