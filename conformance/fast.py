@@ -27,8 +27,8 @@ import numpy as np
 
 import oracle
 from conformance import fast_kernels
-from conformance.compare import WORST_SHOWN, Comparison, compare
-from conformance.ulp import fractional_ulp_error
+from conformance.compare import _POWERS_OF_TWO, WORST_SHOWN, Comparison, compare
+from conformance.ulp import fractional_ulp_error, ulp_distance
 from oracle.rounding import cast_bound_to_tensor_type, float_param
 
 CHUNK = 1 << 16  # elements per oracle call: its float64 buffers (512 KiB) stay in the core's L2
@@ -38,7 +38,9 @@ PARALLEL_MIN = 1 << 17  # below this, one thread verifies the whole tensor
 # run has verified this many elements the plain way (~40 ns each): small runs never pay for it.
 KERNEL_CASE_MIN = 1 << 20
 KERNEL_RUN_MIN = 1 << 23
-SMALL_F16_TABLE = 1 << 12  # float16 cases at least this large build the operator's table
+# float16 cases this large build their operator's table (65,536 oracle values): a smaller one costs
+# less to evaluate directly, unless the compiled loops read the table for it.
+F16_TABLE_MIN = 1 << 18
 TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
 # Operators whose oracle maps each element on its own (no reduction, no neighbour):
 # only these may be chunked or tabulated. A new operator joins after a look at its formula.
@@ -81,10 +83,12 @@ class Tally:
         self.problem = None
 
     def add_fast(self, count, max_distance, fraction_bits, histogram):
-        """A chunk with no mismatch, summarised by fast_kernels.float_stats."""
+        """Elements within tolerance (no NaN mismatch, nothing flushed), summarised: their count,
+        max distance, max |fractional error| (float64 bits, None for integer types) and
+        histogram by bit length of the distance."""
         self.elements += count
         self.max_ulp = max(self.max_ulp, int(max_distance))
-        if count:
+        if count and fraction_bits is not None:  # None: an integer type, which has no fractional error
             fraction = float(np.int64(fraction_bits).view(np.float64))
             self.max_fractional = fraction if self.max_fractional is None else max(self.max_fractional,
                                                                                      fraction)
@@ -134,6 +138,24 @@ class Tally:
         return Comparison(elements=self.elements, mismatches=self.mismatches,
                           nan_mismatches=self.nan_mismatches, flushed=self.flushed, max_ulp=self.max_ulp,
                           max_fractional_ulp=self.max_fractional, worst=worst, histogram=histogram)
+
+
+def _numpy_split(expected, actual, reference, tolerance):
+    """fast_kernels' split in numpy, with ulp.py's own functions (for a run that has not loaded
+    the compiled loops): -> (good elements, their max distance, their max |fractional error| as
+    float64 bits, their histogram by bit length, positions of the bad elements)."""
+    e_nan, a_nan = np.isnan(expected), np.isnan(actual)
+    distance = np.where(e_nan | a_nan, 0, ulp_distance(expected, actual))
+    bad = (distance > tolerance) | (e_nan != a_nan)
+    good = ~bad
+    distance = distance[good]
+    error = np.abs(fractional_ulp_error(reference[good], actual[good], expected.dtype))
+    error = error[np.isfinite(error)]
+    fraction = np.float64(error.max() if error.size else 0.0).view(np.int64)
+    lengths = np.searchsorted(_POWERS_OF_TWO, distance, side="right")
+    histogram = np.bincount(lengths, minlength=fast_kernels.HISTOGRAM_BINS)[:fast_kernels.HISTOGRAM_BINS]
+    return (int(distance.size), int(distance.max()) if distance.size else 0, int(fraction),
+            histogram.astype(np.int64), np.flatnonzero(bad))
 
 
 def identical(expected, actual, reference=None) -> Comparison:
@@ -283,11 +305,14 @@ class Verifier:
         self._plain_elements += n
         return n >= KERNEL_CASE_MIN or self._plain_elements >= KERNEL_RUN_MIN
 
+    def _takes_small_path(self, case, x) -> bool:
+        return self.fast and 0 < x.size <= SMALL and case.op in ELEMENTWISE and (
+            case.dtype not in _FLOATS or self.kernel == "never"
+            or (self.kernel == "auto" and not fast_kernels.loaded()))
+
     def check(self, case, x, actual) -> Comparison:
         x = np.asarray(x)
-        if self.fast and 0 < x.size <= SMALL and case.op in ELEMENTWISE and (
-                case.dtype not in _FLOATS or self.kernel == "never"
-                or (self.kernel == "auto" and not fast_kernels.loaded())):
+        if self._takes_small_path(case, x):
             return self._small(case, x, actual)
         if not self.accelerated(case, x, actual):
             return self._plain(case, x, actual)
@@ -295,7 +320,65 @@ class Verifier:
         self.add_chunk(tally, case, x, actual, 0)
         return tally.result()
 
-    def _small(self, case, x, actual) -> Comparison:
+    def check_many(self, items) -> list:
+        """[(case, x, actual)] -> [Comparison], each what check(case, x, actual) gives.
+
+        Small float tensors of one operator, type and parameter set are verified together:
+        one oracle call and one numpy pass over their concatenation, split into per-case
+        figures (numpy's per-call cost, not the arithmetic, is what a small case spends). A
+        case with an element out of tolerance goes through check() alone for the full analysis.
+        """
+        results = [None] * len(items)
+        groups = {}
+        for number, (case, x, actual) in enumerate(items):
+            x = np.asarray(x)
+            if (self._takes_small_path(case, x) and isinstance(actual, np.ndarray)
+                    and actual.dtype == x.dtype == case.dtype and actual.shape == x.shape):
+                groups.setdefault(self._key(case), []).append(number)
+            else:
+                results[number] = self.check(case, x, actual)
+        for members in groups.values():
+            if len(members) == 1:
+                results[members[0]] = self.check(*items[members[0]])
+                continue
+            cases = [items[m][0] for m in members]
+            flat_x = [np.asarray(items[m][1]).reshape(-1) for m in members]
+            sizes = np.array([v.size for v in flat_x])
+            starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            x = np.concatenate(flat_x)
+            actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
+            tolerance = np.repeat([c.tolerance for c in cases], sizes)
+            is_float = np.dtype(cases[0].dtype).kind == "f"
+            with np.errstate(all="ignore"):
+                reference = self._reference_function(cases[0])(x)
+                expected = oracle.round_to(reference, cases[0].dtype)
+                if is_float:  # as compare.compare: NaN against NaN is no distance, against a number a mismatch
+                    e_nan, a_nan = np.isnan(expected), np.isnan(actual)
+                    distance = np.where(e_nan | a_nan, 0, ulp_distance(expected, actual))
+                    wrong = (distance > tolerance) | (e_nan != a_nan)
+                    error = np.abs(fractional_ulp_error(reference, actual, expected.dtype))
+                    fraction = np.maximum.reduceat(np.where(np.isfinite(error), error, 0.0), starts)
+                else:
+                    distance = ulp_distance(expected, actual)
+                    wrong = distance > tolerance
+                bad = np.add.reduceat(wrong.astype(np.int64), starts)
+                max_distance = np.maximum.reduceat(distance, starts)
+            lengths = np.searchsorted(_POWERS_OF_TWO, distance, side="right")
+            owner = np.repeat(np.arange(len(members)), sizes)
+            bins = fast_kernels.HISTOGRAM_BINS
+            histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
+            for k, number in enumerate(members):
+                case, case_x, case_actual = items[number]
+                if bad[k]:
+                    results[number] = self._small(case, np.asarray(case_x), case_actual, known_bad=True)
+                    continue
+                tally = Tally(np.shape(case_x), case.dtype)
+                tally.add_fast(int(sizes[k]), int(max_distance[k]),
+                               int(np.float64(fraction[k]).view(np.int64)) if is_float else None, histograms[k])
+                results[number] = tally.result()
+        return results
+
+    def _small(self, case, x, actual, known_bad=False) -> Comparison:
         """A small tensor of any type: the bound oracle (or a float16 table already built); when
         the device's bits equal the oracle's everywhere, the Comparison compare.compare would make
         of that, without its element-wise analysis; otherwise compare.compare."""
@@ -308,9 +391,17 @@ class Verifier:
             else:
                 reference = self._reference_function(case)(x)
                 expected = oracle.round_to(reference, case.dtype)
-        if (isinstance(actual, np.ndarray) and actual.dtype == expected.dtype and actual.shape == expected.shape
-                and expected.tobytes() == np.ascontiguousarray(actual).tobytes()):
-            return identical(expected, actual, reference if is_float else None)
+        if (not known_bad and isinstance(actual, np.ndarray) and actual.dtype == expected.dtype
+                and actual.shape == expected.shape):
+            if expected.tobytes() == np.ascontiguousarray(actual).tobytes():
+                return identical(expected, actual, reference if is_float else None)
+            if is_float:
+                good, max_distance, fraction, histogram, where = _numpy_split(
+                    expected.reshape(-1), actual.reshape(-1), reference.reshape(-1), case.tolerance)
+                if not where.size:  # all within tolerance: nothing for the full analysis to add
+                    tally = Tally(x.shape, case.dtype)
+                    tally.add_fast(good, max_distance, fraction, histogram)
+                    return tally.result()
         return compare(x, expected, actual, case.tolerance, case.flush_allowed,
                        self.zeros(case) if is_float else None, reference if is_float else None)
 
@@ -341,9 +432,9 @@ class Verifier:
         x, actual = x.reshape(-1), np.ascontiguousarray(actual).reshape(-1)
         n = x.size
         table = None
-        if case.dtype == "float16":
-            table = self._table(case, build=n >= SMALL_F16_TABLE)
         kernel = fast_kernels.load() if self._use_kernel(n) else None
+        if case.dtype == "float16":
+            table = self._table(case, build=n >= F16_TABLE_MIN or kernel is not None)
         if self._pool is None or n < PARALLEL_MIN:
             parts = [self._span(case, x, actual, offset, 0, n, table, kernel)]
             return lambda: self._merge(tally, parts)
@@ -420,9 +511,16 @@ class Verifier:
                 if kernel is None:
                     if expected is None:
                         expected = reference.astype(dtype)
-                    parts.append(("full", offset + begin,
-                                  compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                          self.zeros(case), reference)))
+                    if expected.tobytes() == actual_s.tobytes():
+                        parts.append(("full", offset + begin, identical(expected, actual_s, reference)))
+                        continue
+                    good, max_distance, fraction, good_histogram, where = _numpy_split(
+                        expected, actual_s, reference, case.tolerance)
+                    if good:
+                        parts.append(("fast", good, max_distance, fraction, good_histogram))
+                    if where.size:
+                        bad_pieces.append((where + begin, xs[where], expected[where], actual_s[where],
+                                           reference[where]))
                     continue
                 if expected is None:
                     expected = reference.astype(dtype)

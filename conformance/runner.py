@@ -117,10 +117,11 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
             began = time.perf_counter()
             outcomes = backend.run_many(list(zip(batch, inputs)))
             each = (time.perf_counter() - began) / max(len(batch), 1)
+            verified = _verify_batch(verifier, batch, inputs, outcomes) if accelerate else {}
             for case, x, outcome in zip(batch, inputs, outcomes):
                 try:
                     record = judge(case, x, outcome, feature_level, backend.name, each,
-                                   verifier=verifier if accelerate else None)
+                                   verifier=verifier if accelerate else None, comparison=verified.get(id(case)))
                 except Exception as error:  # a harness bug must not lose the run
                     record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
                                                     f"{type(error).__name__}: {error}"),
@@ -136,6 +137,18 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
     summary.sessions_created = backend.sessions_created
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _verify_batch(verifier, batch, inputs, outcomes) -> dict:
+    """id(case) -> Comparison for the batch's cases that have an output, verified together
+    (fast.Verifier.check_many); {} if that fails: judge() then verifies each case alone."""
+    items = [(case, x, outcome.output) for case, x, outcome in zip(batch, inputs, outcomes)
+             if outcome.status in (outcome_status.OK, outcome_status.CPU_FALLBACK)]
+    try:
+        comparisons = verifier.check_many(items)
+    except Exception:  # a harness bug: the per-case path reports it on the case it concerns
+        return {}
+    return {id(case): comparison for (case, _, _), comparison in zip(items, comparisons)}
 
 
 def _emit(record, writer, summary, progress):

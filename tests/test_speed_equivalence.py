@@ -141,3 +141,33 @@ def test_worst_elements_are_merged_across_chunks_in_the_plain_order():
         result = verifier.check(case, x, actual.reshape(case.shape))
     assert_same(result, plain(case, x, actual.reshape(case.shape)))
     assert result.worst[0]["ulp"] == "nan" and len(result.worst) == 10
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint32"])
+def test_small_cases_verified_together_equal_each_verified_alone(dtype, monkeypatch):
+    """check_many groups small cases of one operator and parameter set (tolerances and shapes
+    differ) into one oracle call; wrong ones still get the full per-case analysis."""
+    monkeypatch.setattr(fast_kernels, "loaded", lambda: False)
+    rng = np.random.default_rng(11)
+    op, params = ("ELEMENT_WISE_CLIP", {"Min": -3.0, "Max": 5.0, "ScaleBias": None})
+    items = []
+    for number, shape in enumerate([(7,), (3, 5), (2, 3, 4), (1,), (64,), (4, 4, 4), (9,), (2, 2)]):
+        case = make_case(op, params, dtype, shape, tolerance=number % 3)
+        if np.dtype(dtype).kind == "f":
+            x = tensor(dtype, shape, seed=number)
+        else:
+            info = np.iinfo(dtype)
+            x = rng.integers(max(info.min, -100), min(info.max, 100), size=shape, endpoint=True).astype(dtype)
+        expected, _, _ = runner.expected_for(case, x)
+        actual = expected.copy()
+        flat = actual.reshape(-1)
+        if number % 2:  # move some elements by 0 to 3 units: within tolerance or not
+            step = np.array(number % 4, dtype=flat.dtype)
+            flat[::3] = flat[::3] + step if np.dtype(dtype).kind != "f" else np.nextafter(flat[::3], np.inf)
+        items.append((case, x, actual))
+    items.append((make_case("ACTIVATION_CELU", {"Alpha": 1.0}, "float32", (5,)),
+                  tensor("float32", (5,), 3), np.zeros(5, np.float32)))
+    with fast.Verifier(kernel="never") as verifier:
+        together = verifier.check_many(items)
+    for (case, x, actual), result in zip(items, together):
+        assert_same(result, plain(case, x, actual))
