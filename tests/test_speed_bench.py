@@ -1,0 +1,31 @@
+"""`conformance bench` works end to end on small sizes (no timing is asserted)."""
+from conformance import bench
+from conformance.cli import build_parser
+
+
+def test_bench_is_a_subcommand():
+    args = build_parser().parse_args(["bench", "--quick", "--jobs", "2"])
+    assert args.quick and args.jobs == 2 and args.handler.__name__ == "_cmd_bench"
+
+
+def test_verification_figures_and_same_results():
+    row = bench.verification("ACTIVATION_CELU", "float32", {"Alpha": 1.0}, 1 << 17, jobs=2, repeats=1)
+    assert row["ort"] > 0 and row["fast"] > 0 and row["plain"] > 0
+    assert row["identical"] and row["jobs_identical"]
+    table = bench.verification("ACTIVATION_SCALED_ELU", "float16", {}, 1 << 17, jobs=1, repeats=1)
+    assert table["identical"]
+
+
+def test_a_sweep_in_its_own_process_reports_time_and_peak_memory():
+    item = bench.sweep(16, jobs=2)
+    assert item["elements"] == 1 << 16 and item["wall"] > 0 and 10 < item["peak_rss_mib"] < 4096
+    assert item["status"] == "fail"  # ONNX Runtime's Celu: NaN for NaN, 0 for tiny negatives
+
+
+def test_the_baseline_gives_the_same_statuses_as_the_harness():
+    from conformance.caseload import load_paths
+    from conformance.selection import select
+    cases = select(load_paths(), "rank1")[:40]
+    records = bench.onnx_backend_style(cases)
+    assert [r["id"] for r in records] == [c.id for c in cases]
+    assert {r["status"] for r in records} >= {"pass"}
