@@ -236,6 +236,13 @@ def _three_batches(monkeypatch, expression, size=8):
     return chosen
 
 
+def _inject_delay(number, seconds=5):
+    def hook(channel, header):
+        if header.get("id") == number:
+            header["debug_delay"] = seconds
+    return hook
+
+
 def _on_round_trip(number, action):
     def hook(channel, header):
         if header.get("id") == number:
@@ -245,7 +252,7 @@ def _on_round_trip(number, action):
 
 def test_killed_worker_mid_run_fails_the_batch_in_flight_and_the_run_goes_on(monkeypatch):
     chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CLIP and float32")
-    backend = backends.create("cpu-worker")
+    backend = backends.create("cpu-worker", {"test_hooks": "1"})
     first_pids = backend.worker_pids()
     killed = []
 
@@ -253,6 +260,7 @@ def test_killed_worker_mid_run_fails_the_batch_in_flight_and_the_run_goes_on(mon
         for pid in channel.pids():
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
+    backend.before_send = _inject_delay(2)  # the worker is still busy with batch 2 when it is killed
     backend.after_send = _on_round_trip(2, kill)
     records = run(backend, chosen)
     assert killed == first_pids
@@ -268,7 +276,8 @@ def test_killed_worker_mid_run_fails_the_batch_in_flight_and_the_run_goes_on(mon
 
 def test_hung_worker_times_out_is_replaced_and_the_run_goes_on(monkeypatch):
     chosen = _three_batches(monkeypatch, "ACTIVATION_SCALED_ELU and float32")
-    backend = backends.create("cpu-worker", {"timeout": "3", "session_timeout": "1"})
+    backend = backends.create("cpu-worker", {"timeout": "3", "session_timeout": "1", "test_hooks": "1"})
+    backend.before_send = _inject_delay(2)
     stopped = []
 
     def stop(channel):
@@ -288,13 +297,17 @@ def test_hung_worker_times_out_is_replaced_and_the_run_goes_on(monkeypatch):
             os.kill(pid, 0)
 
 
-def test_garbage_from_the_worker_fails_the_batch_that_reads_it(monkeypatch):
+def _inject(number, fault):
+    def hook(channel, header):
+        if header.get("id") == number:
+            header["debug"] = fault  # the worker meets the fault while it handles this batch
+    return hook
+
+
+def test_garbage_from_the_worker_fails_the_batch_in_flight(monkeypatch):
     chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CONSTANT_POW and float16")
     backend = backends.create("cpu-worker", {"test_hooks": "1"})
-
-    def babble(channel):  # after answering batch 1 the worker writes bytes that are no frame
-        protocol.send(channel.sock, {"op": "debug", "action": "garbage"})
-    backend.after_send = _on_round_trip(1, babble)
+    backend.before_send = _inject(2, "garbage")
     records = run(backend, chosen)
     assert {r["status"] for r in records[:8]} <= {statuses.PASS, statuses.FAIL}
     assert {r["status"] for r in records[8:16]} == {statuses.CRASH}
@@ -306,12 +319,27 @@ def test_garbage_from_the_worker_fails_the_batch_that_reads_it(monkeypatch):
 def test_native_crash_inside_the_worker_is_a_crash_with_its_last_words(monkeypatch):
     chosen = _three_batches(monkeypatch, "ELEMENT_WISE_CLIP and float16")
     backend = backends.create("cpu-worker", {"test_hooks": "1"})
-    backend.after_send = _on_round_trip(1, lambda channel: protocol.send(channel.sock, {"op": "debug",
-                                                                                       "action": "crash"}))
+    backend.before_send = _inject(2, "crash")
     records = run(backend, chosen)
     assert {r["status"] for r in records[8:16]} == {statuses.CRASH}
     assert "Fatal Python error" in records[8]["message"]  # faulthandler's report, from the worker's log
     assert {r["status"] for r in records[16:]} <= {statuses.PASS, statuses.FAIL}
+    assert backend.restarts == 1
+
+
+def test_a_worker_that_dies_between_batches_is_replaced_and_nothing_fails():
+    chosen = [c for c in pick("ELEMENT_WISE_CLIP and uint8 and uniform")][:12]
+    backend = backends.create("cpu-worker")
+    try:
+        first = backend.run_many([(c, c.make_input()) for c in chosen[:6]])
+        for pid in backend.worker_pids():  # the worker dies while idle
+            os.kill(pid, signal.SIGKILL)
+        backend._channel.process.popen.wait(10)
+        second = backend.run_many([(c, c.make_input()) for c in chosen[6:]])
+    finally:
+        backend.close()
+    assert {o.status for o in first + second} == {base.OK}
+    assert backend.restarts == 1 and backend.worker_starts == 2
 
 
 def test_a_graph_that_keeps_killing_the_worker_is_not_sent_again(monkeypatch):

@@ -37,6 +37,7 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
 import json
 import os
 import platform
+import re
 import select
 import shlex
 import shutil
@@ -67,8 +68,22 @@ MAX_START_FAILURES = 3
 DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
 TAIL_CHARS = 600
+ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
 FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
                  "Unhandled exception", "wine: Unhandled")
+
+
+# The DirectML smoke suite: a -k selection of the shipped cases (every operator, float32 and
+# float16, ranks 1, 4 and 8, special values included) that CI runs through dml-wine. It leaves out
+# only what is not reachable through ONNX Runtime and the known deviations of DirectML under
+# lavapipe that docs/dml-wine-lavapipe.md lists with their case ids (KNOWN_DEVIATIONS there).
+SMOKE_SELECTION = (
+    "(float32 or float16) and (rank1 or rank4 or rank8) and not exhaustive and not in-place and not Scale= "
+    "and not ACTIVATION_CELU/float16 "
+    "and not (ACTIVATION_CELU/float32 and specials) and not (ACTIVATION_SCALED_ELU/float32 and specials) "
+    "and not (ELEMENT_WISE_CONSTANT_POW and specials and (Exponent=0/ or Exponent=-1/ or Exponent=-2.5/ "
+    "or Exponent=2/ or Exponent=3/ or Exponent=0.5/)) "
+    "and not ACTIVATION_SCALED_ELU/float32/rank4[2x3x4x5]/Alpha=1.6732,Gamma=1.0507/uniform")
 
 
 # ---- the provisioned lane ------------------------------------------------------------------------
@@ -181,13 +196,12 @@ class WineLauncher(Launcher):
     """The Windows Python of the lane under Wine, in a pseudo-terminal (`script -qec`), with an
     Xvfb and a Wine prefix of its own (both kept across worker restarts).
 
-    The prefix is a hard-link clone of the lane's (instant, no space): a Wine prefix has one
-    wineserver and one desktop process (explorer.exe), which keeps the X display of whichever
-    process started it. Sharing the lane's prefix with another user (a second run, the
-    dml-direct lane) whose Xvfb has gone leaves a desktop with a dead display, and every
-    D3D12CreateDevice in that prefix then fails with DXGI_ERROR_UNSUPPORTED (0x887A0004).
-    Wine saves registry files by writing a new file and renaming it, so the clone never writes
-    through to the lane's files."""
+    The prefix is a hard-link clone of the lane's (instant, no space) with its own wineserver,
+    so a run neither disturbs nor is disturbed by another user of the lane (a second run, the
+    dml-direct lane): `wineserver -k` after a crash or at the end ends this run's processes
+    only, and what Wine writes to its registry stays in the clone (Wine saves registry files by
+    writing a new file and renaming it, so nothing writes through the links).
+    """
     kind = "wine"
 
     def __init__(self, lane: Lane, winedebug="-all", env=None):
@@ -202,8 +216,8 @@ class WineLauncher(Launcher):
         shutil.copytree(WORKER_PACKAGE, self.workdir / "dmlc_worker",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         self.prefix = _clone_prefix(lane)
-        # A persistent wineserver for the clone: Wine's desktop process (explorer.exe) and services
-        # then outlive a worker that dies, instead of a cold start for each restart.
+        # A persistent wineserver for the clone: Wine's desktop process and services outlive a
+        # worker that dies, so a restart is not a cold start of the prefix.
         self._wineserver(["-p"])
 
     def _wineserver(self, flags):
@@ -218,15 +232,26 @@ class WineLauncher(Launcher):
             return
         read_end, write_end = os.pipe()
         log = open(self.workdir / "xvfb.log", "ab")
+        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
+        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
+        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
         self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
-                                      "-nolisten", "tcp"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
+                                      "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                                      preexec_fn=_die_with_parent)
         os.close(write_end)
         log.close()
-        ready, _, _ = select.select([read_end], [], [], 30)
-        display = os.read(read_end, 64).decode().strip() if ready else ""
+        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
+        # ("Cannot write display number") if the pipe is closed in between.
+        data, deadline = b"", time.monotonic() + 30
+        while not data.endswith(b"\n") and time.monotonic() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            data += chunk
         os.close(read_end)
+        display = data.decode().strip() if data.endswith(b"\n") else ""
         if not display:
             self.xvfb.kill()
             raise BackendUnavailable(f"Xvfb did not start: {_tail(self.workdir / 'xvfb.log')}")
@@ -414,7 +439,7 @@ def _tail(path, chars=TAIL_CHARS) -> str:
             text = handle.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    text = " ".join(text.replace("\x1b", "").replace("\r", "").split())
+    text = " ".join(ANSI_ESCAPE.sub("", text).replace("\r", "").split())
     # A fatal error report (faulthandler) or a traceback says the most: show it from its start.
     start = max(text.rfind(marker) for marker in FATAL_MARKERS)
     if start >= 0 and len(text) - start <= 3 * chars:
@@ -464,6 +489,8 @@ class SocketChannel:
                                      f"{self.process.tail()}")
 
     def request(self, header, buffers, timeout):
+        if self.before_send is not None:
+            self.before_send(self, header)
         try:
             self.protocol.send(self.sock, header, buffers)
         except OSError as error:
@@ -472,7 +499,8 @@ class SocketChannel:
             self.after_send(self, header)
         return self._receive(time.monotonic() + timeout)
 
-    after_send = None  # test hook: called with (channel, header) once a request is on its way
+    before_send = None  # test hooks: called with (channel, header) before a request is sent
+    after_send = None  # and once it is on its way
 
     def _receive(self, deadline):
         while True:
@@ -636,16 +664,21 @@ class WorkerBackend(Backend):
         self._graphs = {}
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
         self._hello = None
-        self.after_send = None  # test hook, passed to each channel
+        self.before_send = self.after_send = None  # test hooks, passed to each channel
         self._ensure_worker()
 
     # -- the worker ----------------------------------------------------------------------------------
     def _ensure_worker(self):
         if self._channel is not None and self._channel.alive():
             return self._channel
-        if self._channel is not None:
+        if self._channel is not None:  # it died between round trips: no case was in flight
+            tail = self._channel.tail()
             self._channel.kill()
             self._channel = None
+            self.worker_deaths += 1
+            self.restarts += 1
+            print(f"{self.name}: the worker died between batches (no case in flight) and is restarted; "
+                  f"its last output: {tail}", file=sys.stderr)
         problems = []
         for _ in range(DEVICE_ATTEMPTS):
             self.worker_starts += 1
@@ -677,10 +710,9 @@ class WorkerBackend(Backend):
         return channel
 
     def _device_problem(self, hello) -> str | None:
-        """Why a DirectML worker has no usable device, or None. Under Wine, a process that starts
-        while the prefix's desktop process (explorer.exe) is still coming up on a busy machine can
-        be left without a graphics driver ("The explorer process failed to start"): D3D12 then
-        fails with DXGI_ERROR_UNSUPPORTED, and a second start finds the desktop ready."""
+        """Why a DirectML worker has no usable device, or None. Under Wine a process whose X
+        server is gone gets no graphics driver ("The explorer process failed to start") and
+        D3D12 fails with DXGI_ERROR_UNSUPPORTED; such a worker is restarted (its Xvfb too)."""
         if self.provider != DML or hello.get("platform") != "win32":
             return None
         for key in ("adapters", "dml_max_feature_level"):
@@ -856,6 +888,13 @@ class WorkerBackend(Backend):
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
             queues = {}
             for entry in entries:
+                if entry[2].size == 0:
+                    # An empty tensor runs alone: under DirectML it garbles the outputs of the other
+                    # nodes of the same run (docs/dml-wine-lavapipe.md).
+                    runs.append({"session": graph_key, "feeds": {f"x{entry[1]}": buffers.put(entry[2])},
+                                 "fetch": [f"y{entry[1]}"]})
+                    run_cases.append((graph_key, [entry]))
+                    continue
                 queues.setdefault(entry[1], []).append(entry)
             while queues:  # one run takes at most one case per node
                 chosen = [queue.pop(0) for queue in queues.values()]
@@ -868,7 +907,7 @@ class WorkerBackend(Backend):
         header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
         timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
         in_flight = [position for _, chosen in run_cases for position, _, _ in chosen]
-        channel.after_send = self.after_send
+        channel.before_send, channel.after_send = self.before_send, self.after_send
         try:
             reply, reply_buffers = channel.request(header, buffers.items, timeout)
             results = self._check_reply(reply, reply_buffers, header)

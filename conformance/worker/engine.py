@@ -10,11 +10,15 @@ Requests:
                  "config": {session config entries}, "sequential_no_mem_pattern": bool,
                  "profile": bool}
       runs:     {"session": key, "feeds": {input: array ref}, "fetch": [output names]}
-      Inputs a run leaves out are fed the last array that input saw (or one zero),
-      so every node runs and a node's shape changes only when its own case does.
+      Inputs a run leaves out are fed the last non-empty array that input saw (or one
+      zero): ONNX Runtime wants every input, though it runs only the nodes the fetched
+      outputs need. A session's first run fetches every output, so that its profile
+      proves where every node ran.
   {"op": "forget", "keys": [...]}        -> drops sessions
   {"op": "selfcheck"}                    -> runs a hand-made two-node model (onnxmini)
-  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1
+  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1; a
+                                            "debug": action on any request injects the fault there,
+                                            "debug_delay": seconds delays its handling
   {"op": "exit"}
 Stdlib, numpy and onnxruntime only.
 """
@@ -56,6 +60,10 @@ class Engine:
     # -- requests -------------------------------------------------------------------------------
     def handle(self, header: dict, buffers: list):
         op = header.get("op")
+        if header.get("debug") and self.test_hooks:  # a fault injected into this very request
+            return self.debug(header["debug"]), []
+        if header.get("debug_delay") and self.test_hooks:  # time for a test to kill us mid-request
+            time.sleep(float(header["debug_delay"]))
         if op == "hello":
             return self.hello(probe_device=header.get("probe_device", True)), []
         if op == "batch":
@@ -146,7 +154,9 @@ class Engine:
                 feeds[name] = entry.last_feed.get(name)
                 if feeds[name] is None:
                     feeds[name] = np.zeros(1, dtype=dtype)
-        entry.last_feed.update(feeds)
+        # Never carry an empty tensor into a later run: under DirectML an empty input on one node
+        # garbles the outputs of the other nodes of the same run (docs/dml-wine-lavapipe.md).
+        entry.last_feed.update({name: value for name, value in feeds.items() if value.size})
         fetch = list(run.get("fetch") or entry.outputs)
         names = entry.outputs if entry.profiled else fetch  # the first run runs (and proves) every node
         started = time.perf_counter()
@@ -189,8 +199,10 @@ class Engine:
         if action == "exit":
             os._exit(17)
         if action == "crash":  # a native access violation, as a broken driver would give
-            import ctypes
-            ctypes.string_at(0)
+            import faulthandler
+            if hasattr(faulthandler, "_read_null"):
+                faulthandler._read_null()  # not caught: ctypes would turn it into OSError on Windows
+            os.abort()
         if action == "garbage":
             return {"op": "garbage"}  # the server turns this into bytes that are not a frame
         return {"op": "debug", "unknown": action}

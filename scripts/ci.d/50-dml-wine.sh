@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CI hook: provision the dml-wine lane (the real DirectML.dll under Wine 8 + lavapipe) so that
+# tests/test_dml_wine.py runs the DirectML smoke suite through it.
+#
+# A failed provisioning does not stop the other hooks or tests: with CI set, the lane's tests then
+# FAIL (never skip) and show the tail of this hook's log (<lane home>/ci-setup.log).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+if [ -n "${DML_WINE_HOME:-}" ]; then home=$DML_WINE_HOME
+elif [ "$(id -u)" = 0 ]; then home=/var/cache/dml-conformance
+else home=${XDG_CACHE_HOME:-$HOME/.cache}/dml-conformance; fi
+mkdir -p "$home"
+log=$home/ci-setup.log
+start=$(date +%s)
+bash scripts/setup-dml-wine.sh 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+seconds=$(( $(date +%s) - start ))
+if [ "$status" -eq 0 ]; then
+    echo "50-dml-wine: the dml-wine lane is ready (provisioning took ${seconds} s)" | tee -a "$log"
+else
+    echo "50-dml-wine: PROVISIONING FAILED (exit $status, ${seconds} s); tests/test_dml_wine.py will fail" \
+         "and show $log" | tee -a "$log" >&2
+fi
+exit 0
