@@ -1,18 +1,22 @@
 """The acceleration layer: the same verdicts as runner.expected_for + compare.compare, sooner.
 
-Nothing here has a formula of its own. The oracle stays oracle/<op>.py, in
-float64, rounded once; this layer only decides *how* it is evaluated and how
-the comparison is summarised:
+The oracle stays oracle/<op>.py, in float64, rounded once; this layer decides
+*how* it is evaluated and how the comparison is summarised
+(docs/performance.md tells the whole story, with figures):
 
-- chunks: a large tensor is verified in chunks of CHUNK elements, so that the
-  oracle's float64 temporaries stay in the core's cache, and the chunks are
-  shared out over `jobs` threads (numpy and the numba kernels release the GIL);
-- float16 lookup tables: a float16 input has 65,536 possible values, so for a
-  large float16 case (or one whose table is already built) the oracle is
-  evaluated once on every value and the case's reference values are gathered;
-- a fast comparison: a compiled one-pass summary (fast_kernels.float_stats)
-  that is only trusted when nothing mismatches; a chunk with a mismatch goes
-  through compare.compare, the full analysis (flushing, worst elements);
+- small tensors (check_many): cases of one operator, type and parameter set
+  verified together, one oracle call over their concatenation; a case whose
+  output is the oracle's bit for bit, or within tolerance everywhere, needs no
+  more; a case with an element out of tolerance goes through compare.compare;
+- large tensors: chunks of CHUNK elements, so that float64 buffers stay in the
+  core's cache, shared out over `jobs` threads (numpy and the numba loops
+  release the GIL), each chunk split by a compiled pass (fast_kernels) into
+  elements within tolerance, counted, and the rest, which compare.compare
+  analyses in full (flushing, NaN, worst elements);
+- float32 CELU, SCALED_ELU and CLIP: the formula's element-wise operations in
+  the compiled pass, around numpy's own np.expm1 (fast_kernels_jit._formula);
+- float16: the oracle once on all 65,536 inputs per operator and parameter set,
+  then a gather per element;
 - memoised f(+0), f(-0) per operator, data type and parameters.
 
 Every path gives the Comparison that compare.compare gives on the whole tensor,
