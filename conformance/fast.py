@@ -23,6 +23,7 @@ Every path gives the Comparison that compare.compare gives on the whole tensor,
 field for field (tests/test_speed_equivalence.py checks it, and
 tests/test_speed_runs.py runs the default cases both ways and compares records).
 """
+import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -264,9 +265,13 @@ class Verifier:
         if self.formulas and not params.get("ScaleBias") and case.nan_rule == "d3d":
             if case.op == "ACTIVATION_CELU":
                 alpha = float_param(params["Alpha"])
+                power_of_two = alpha > 0 and math.frexp(alpha)[0] == 0.5
 
                 def prepare(x, buffer):
-                    kernel.divide(x, alpha, buffer)
+                    if power_of_two:  # x / 2**k == x * 2**-k, both correctly rounded
+                        kernel.multiply(x, 1.0 / alpha, buffer)
+                    else:
+                        kernel.divide(x, alpha, buffer)
                     return np.expm1(buffer, out=buffer)
                 plan = (kernel.CELU, alpha, 0.0, prepare)
             elif case.op == "ACTIVATION_SCALED_ELU":

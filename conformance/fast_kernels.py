@@ -90,3 +90,4 @@ def warm_up():
         stats(values, np.zeros(4), 0.0, 0.0, values, values.view(np.uint32), 0,
               np.zeros(HISTOGRAM_BINS, np.int64), np.empty(4, np.uint8), np.empty(4, np.int64))
     kernels.divide(values, 1.0, np.zeros(4))
+    kernels.multiply(values, 1.0, np.zeros(4))

@@ -19,6 +19,7 @@ from conformance.ulp import is_subnormal
 pytestmark = pytest.mark.skipif(not fast_kernels.AVAILABLE, reason="numba is not installed")
 
 OPERATORS = [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ACTIVATION_CELU", {"Alpha": 0.5}),
+             ("ACTIVATION_CELU", {"Alpha": 2.5}),  # not a power of two: the division itself
              ("ACTIVATION_SCALED_ELU", {"Alpha": 1.6732, "Gamma": 1.0507}),
              ("ELEMENT_WISE_CLIP", {"Min": -1.5, "Max": 2.0, "ScaleBias": None}),
              ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": 2.5, "ScaleBias": None}),
@@ -91,7 +92,7 @@ def test_fast_verdicts_equal_the_plain_comparison(op, params, dtype, jobs, kerne
 
 
 @pytest.mark.parametrize("flush_allowed", [True, False])
-@pytest.mark.parametrize("op,params", OPERATORS[:1] + OPERATORS[3:5])
+@pytest.mark.parametrize("op,params", OPERATORS[:1] + OPERATORS[4:6])
 def test_every_float16_value_through_the_table(op, params, flush_allowed):
     x = np.arange(1 << 16, dtype=np.uint16).view(np.float16).reshape(256, 256)
     case = make_case(op, params, "float16", x.shape, tolerance=1, flush_allowed=flush_allowed)
@@ -171,3 +172,31 @@ def test_small_cases_verified_together_equal_each_verified_alone(dtype, monkeypa
         together = verifier.check_many(items)
     for (case, x, actual), result in zip(items, together):
         assert_same(result, plain(case, x, actual))
+
+
+@pytest.mark.parametrize("op,params", [op for op in OPERATORS if op[0] != "ELEMENT_WISE_CONSTANT_POW"] +
+                         [("ELEMENT_WISE_CLIP", {"Min": -0.0, "Max": 0.0, "ScaleBias": None}),
+                          ("ELEMENT_WISE_CLIP", {"Min": 0.0, "Max": -0.0, "ScaleBias": None})])
+@pytest.mark.parametrize("nan_rule", ["d3d", "propagate"])
+def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
+    """fast_kernels_jit._formula against oracle/<op>.py on every float32 special value and a
+    spread of bit patterns over every binade: the same float64 reference (zeros compared by
+    value: numpy's own sign of a zero from fmax/fmin depends on the position in the array)."""
+    kernels = fast_kernels.load()
+    case = make_case(op, params, "float32", (1,), nan_rule=nan_rule)
+    patterns = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32)
+    x = np.concatenate([np.array(inputs.float_specials("float32"), np.float32), patterns.view(np.float32)])
+    with fast.Verifier(kernel="always") as verifier:
+        formula, p0, p1, prepare = verifier._float32_plan(case, kernels)
+        with np.errstate(all="ignore"):
+            buffer = prepare(x, np.empty(x.size))
+            literal = oracle.reference(op, x, "float32", nan_rule=nan_rule, **params)
+    scratch, positions = np.empty(x.size, np.uint8), np.empty(x.size, np.int64)
+    kernels.float32_stats[formula](x, buffer, p0, p1, x, x.view(np.uint32), 0,
+                                   np.zeros(fast_kernels.HISTOGRAM_BINS, np.int64), scratch, positions)
+    if nan_rule == "propagate" or params.get("ScaleBias"):
+        assert formula == kernels.LITERAL
+    same = (buffer == literal) | (np.isnan(buffer) & np.isnan(literal))
+    assert same.all(), x[~same][:5]
+    numbers = (literal != 0) & ~np.isnan(literal)  # bit for bit, but for the signs of zeros and NaN payloads
+    assert np.array_equal(buffer.view(np.int64)[numbers], literal.view(np.int64)[numbers])
