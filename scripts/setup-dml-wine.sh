@@ -163,12 +163,16 @@ else
         echo "    added $SUITE-backports from $uri"
     fi
     apt-get update -q >"$LOGS/apt-update.log" 2>&1 || fail "apt-get update (see $LOGS/apt-update.log)"
-    # Mesa first, with its dependencies from backports; then the rest from the release.
-    apt-get install -y -q --no-install-recommends -t "$SUITE-backports" mesa-vulkan-drivers \
-        >"$LOGS/apt-mesa.log" 2>&1 || fail "installing mesa-vulkan-drivers from $SUITE-backports (see $LOGS/apt-mesa.log)"
+    # One transaction, backports preferred (Mesa and the libraries it needs, e.g. libelf1, must come
+    # from there together with whatever else depends on them, such as libdw1), Wine held to Debian 12's
+    # own 8.0 (a newer Wine in backports would not run DirectML: see docs/dml-wine.md).
+    wine_pins=""
+    for package in $APT_PACKAGES; do
+        case $package in wine|wine64|libwine) wine_pins+=" $package/$SUITE" ;; *) wine_pins+=" $package" ;; esac
+    done
     # shellcheck disable=SC2086
-    apt-get install -y -q --no-install-recommends $APT_PACKAGES \
-        >"$LOGS/apt-wine.log" 2>&1 || fail "installing $APT_PACKAGES (see $LOGS/apt-wine.log)"
+    apt-get install -y -q --no-install-recommends -t "$SUITE-backports" $wine_pins mesa-vulkan-drivers \
+        >"$LOGS/apt-install.log" 2>&1 || fail "installing$wine_pins mesa-vulkan-drivers (see $LOGS/apt-install.log)"
     mesa_ok || fail "mesa-vulkan-drivers is $(mesa_version), need >= $MESA_MIN_VERSION"
     done_step "mesa-vulkan-drivers $(mesa_version), $(dpkg-query -W -f='wine ${Version}' wine)"
 fi
