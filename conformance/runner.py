@@ -110,7 +110,12 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
     try:
         for batch in _batches(cases):
             if generators.streamed(batch[0].generator):
-                record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures)
+                try:
+                    record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures)
+                except Exception as error:  # a harness bug must not lose the run
+                    record = judge(batch[0], None, Outcome(statuses.ERROR, message=f"harness error while "
+                                                           f"streaming: {type(error).__name__}: {error}"),
+                                   feature_level, backend.name, 0.0)
                 _emit(record, writer, summary, progress)
                 continue
             inputs = [case.make_input() for case in batch]
