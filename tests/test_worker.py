@@ -39,7 +39,15 @@ def run(backend, cases, level="5_0"):
     try:
         return runner.run(cases, backend, level, ResultsWriter(None)).records
     finally:
-        backend.close()
+        close(backend)
+
+
+def close(backend):
+    """Close, and drop the worker logs a backend keeps after a worker died (these tests kill on purpose)."""
+    import shutil
+    backend.close()
+    if hasattr(backend, "logdir"):
+        shutil.rmtree(backend.logdir, ignore_errors=True)
 
 
 def by_id(records):
@@ -337,7 +345,7 @@ def test_a_worker_that_dies_between_batches_is_replaced_and_nothing_fails():
         backend._channel.process.popen.wait(10)
         second = backend.run_many([(c, c.make_input()) for c in chosen[6:]])
     finally:
-        backend.close()
+        close(backend)
     assert {o.status for o in first + second} == {base.OK}
     assert backend.restarts == 1 and backend.worker_starts == 2
 

@@ -56,6 +56,7 @@ import numpy as np
 from conformance import specs
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome)
+from conformance.backends.ort import _classify
 from conformance.specs.base import NotReachable
 
 DML = "DmlExecutionProvider"
@@ -665,7 +666,11 @@ class WorkerBackend(Backend):
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
         self._hello = None
         self.before_send = self.after_send = None  # test hooks, passed to each channel
-        self._ensure_worker()
+        try:
+            self._ensure_worker()
+        except BaseException:
+            shutil.rmtree(self.logdir, ignore_errors=True)  # the error carries the logs' tails
+            raise
 
     # -- the worker ----------------------------------------------------------------------------------
     def _ensure_worker(self):
@@ -692,7 +697,7 @@ class WorkerBackend(Backend):
                 break
             problems.append(f"{problem} [{channel.tail()}]")
             channel.kill()
-            time.sleep(2 * len(problems))  # let the prefix's desktop process finish starting
+            time.sleep(2 * len(problems))  # a moment for a restarted Xvfb and Wine's desktop
         else:
             self._start_failures += 1
             raise BackendUnavailable(f"{self.name}: the worker started {DEVICE_ATTEMPTS} times but could not create a "
@@ -935,7 +940,6 @@ class WorkerBackend(Backend):
             if created.get("ok"):
                 graph.created = True
                 continue
-            from conformance.backends.ort import _classify
             message = " ".join(str(created.get("error", "no reason given")).split())[:500]
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
                       else _classify(message))
@@ -956,7 +960,6 @@ class WorkerBackend(Backend):
                 if graph.failure is not None:
                     outcomes[position] = _with_placement(graph.failure, None)
                 elif not result.get("ok"):
-                    from conformance.backends.ort import _classify
                     message = " ".join(str(result.get("error")).split())[:500]
                     outcomes[position] = Outcome(_classify(message), message=message)
                 else:
