@@ -58,6 +58,7 @@ from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE
                                        BackendUnavailable, Outcome)
 from conformance.backends.ort import _classify
 from conformance.specs.base import NotReachable
+from conformance.worker import protocol
 
 DML = "DmlExecutionProvider"
 CPU = "CPUExecutionProvider"
@@ -77,7 +78,7 @@ FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (mo
 # The DirectML smoke suite: a -k selection of the shipped cases (every operator, float32 and
 # float16, ranks 1, 4 and 8, special values included) that CI runs through dml-wine. It leaves out
 # only what is not reachable through ONNX Runtime and the known deviations of DirectML under
-# lavapipe that docs/dml-wine-lavapipe.md lists with their case ids (KNOWN_DEVIATIONS there).
+# lavapipe that docs/dml-wine.md lists with their case ids (a test holds the two together).
 SMOKE_SELECTION = (
     "(float32 or float16) and (rank1 or rank4 or rank8) and not exhaustive and not in-place and not Scale= "
     "and not ACTIVATION_CELU/float16 "
@@ -452,8 +453,6 @@ class SocketChannel:
     """One worker process and its connection."""
 
     def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int):
-        from conformance.worker import protocol
-        self.protocol = protocol
         self.token = uuid.uuid4().hex
         self.log_path = logdir / f"worker-{generation}.log"
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -493,7 +492,7 @@ class SocketChannel:
         if self.before_send is not None:
             self.before_send(self, header)
         try:
-            self.protocol.send(self.sock, header, buffers)
+            protocol.send(self.sock, header, buffers)
         except OSError as error:
             raise WorkerDied(CRASH, f"could not send to the worker ({error})") from None
         if self.after_send is not None:
@@ -514,10 +513,10 @@ class SocketChannel:
                 raise WorkerDied(TIMEOUT, "the worker did not answer in time")
         self.sock.settimeout(max(10.0, deadline - time.monotonic()))
         try:
-            return self.protocol.recv(self.sock)
-        except self.protocol.PeerClosed as error:
+            return protocol.recv(self.sock)
+        except protocol.PeerClosed as error:
             raise WorkerDied(CRASH, f"the worker closed the connection ({error})") from None
-        except self.protocol.ProtocolError as error:
+        except protocol.ProtocolError as error:
             raise WorkerDied(CRASH, f"the worker answered garbage ({error})") from None
         except (socket.timeout, TimeoutError):
             raise WorkerDied(TIMEOUT, "the worker stopped in the middle of an answer") from None
@@ -549,7 +548,7 @@ class SocketChannel:
     def close(self, wait=15):
         if self.sock is not None and self.alive():
             try:
-                self.protocol.send(self.sock, {"op": "exit"})
+                protocol.send(self.sock, {"op": "exit"})
                 self._receive(time.monotonic() + wait)
             except (WorkerDied, OSError):
                 pass
@@ -834,7 +833,7 @@ class WorkerBackend(Backend):
             graph_key, index = self._slots[key]
             graph = self._graphs[graph_key]
             if graph.failure is not None:
-                outcomes[position] = _with_placement(graph.failure, None)
+                outcomes[position] = _copy(graph.failure)
             elif graph.deaths >= POISON_AFTER:
                 outcomes[position] = Outcome(CRASH, message=f"not sent: graph {graph.key} was in flight when the "
                                                             f"worker died {graph.deaths} times")
@@ -881,7 +880,6 @@ class WorkerBackend(Backend):
                     outcomes[position] = Outcome(CRASH, message=f"the worker could not be restarted: {error}")
             return []
 
-        from conformance.worker import protocol
         buffers = protocol.Buffers()
         sessions, runs, run_cases = [], [], []
         for graph_key, entries in by_graph.items():
@@ -895,7 +893,7 @@ class WorkerBackend(Backend):
             for entry in entries:
                 if entry[2].size == 0:
                     # An empty tensor runs alone: under DirectML it garbles the outputs of the other
-                    # nodes of the same run (docs/dml-wine-lavapipe.md).
+                    # nodes of the same run (docs/dml-wine.md, "Other findings").
                     runs.append({"session": graph_key, "feeds": {f"x{entry[1]}": buffers.put(entry[2])},
                                  "fetch": [f"y{entry[1]}"]})
                     run_cases.append((graph_key, [entry]))
@@ -943,12 +941,10 @@ class WorkerBackend(Backend):
             message = " ".join(str(created.get("error", "no reason given")).split())[:500]
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
                       else _classify(message))
+            graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
                 self._split(graph)  # each case gets its own verdict in the next round trip
-                graph.failure = Outcome(status, message=message)
                 retry += [(p, _node_key(graph.nodes[i], graph.dtype), x) for p, i, x in by_graph[graph.key]]
-            else:
-                graph.failure = Outcome(status, message=message)
         retry_positions = {position for position, _, _ in retry}
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self._graphs[graph_key]
@@ -958,7 +954,7 @@ class WorkerBackend(Backend):
                 if position in retry_positions:
                     continue
                 if graph.failure is not None:
-                    outcomes[position] = _with_placement(graph.failure, None)
+                    outcomes[position] = _copy(graph.failure)
                 elif not result.get("ok"):
                     message = " ".join(str(result.get("error")).split())[:500]
                     outcomes[position] = Outcome(_classify(message), message=message)
@@ -968,7 +964,6 @@ class WorkerBackend(Backend):
 
     def _check_reply(self, reply, buffers, header):
         """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
-        from conformance.worker import protocol
         if reply.get("op") == "error" and reply.get("id") == header["id"]:
             return []
         problem = None
@@ -1053,8 +1048,9 @@ class WorkerBackend(Backend):
               f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
 
 
-def _with_placement(outcome: Outcome, placement):
-    return Outcome(outcome.status, message=outcome.message, placement=placement or {})
+def _copy(outcome: Outcome) -> Outcome:
+    """A case's own Outcome (the runner may amend one's message)."""
+    return Outcome(outcome.status, message=outcome.message)
 
 
 # ---- factories (entry points of dml_conformance.backends) -----------------------------------------------

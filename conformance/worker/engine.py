@@ -155,7 +155,7 @@ class Engine:
                 if feeds[name] is None:
                     feeds[name] = np.zeros(1, dtype=dtype)
         # Never carry an empty tensor into a later run: under DirectML an empty input on one node
-        # garbles the outputs of the other nodes of the same run (docs/dml-wine-lavapipe.md).
+        # garbles the outputs of the other nodes of the same run (docs/dml-wine.md).
         entry.last_feed.update({name: value for name, value in feeds.items() if value.size})
         fetch = list(run.get("fetch") or entry.outputs)
         names = entry.outputs if entry.profiled else fetch  # the first run runs (and proves) every node
