@@ -18,7 +18,8 @@ import pytest
 
 from conformance import backends, runner, statuses
 from conformance.backends import base
-from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker, graph_model
+from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker
+from conformance.backends.ort import multi_node_model
 from conformance.caseload import load_paths
 from conformance.results import ResultsWriter
 from conformance.selection import select
@@ -166,12 +167,13 @@ def test_multi_node_graph_keeps_each_case_on_its_own_node():
         backend.close()
 
 
-def test_graph_model_names_nodes_by_index():
+def test_shared_graph_names_inputs_outputs_and_nodes_by_index():
+    """The worker feeds x{i}, fetches y{i} and reads node i's placement as {op}_{i}."""
     from conformance import specs
     nodes = [specs.get("ELEMENT_WISE_CLIP").to_onnx("float16", {"Min": lo, "Max": 1.0, "ScaleBias": None})
              for lo in (-1.0, 0.0)]
     import onnx
-    model = onnx.load_from_string(graph_model(nodes, "float16"))
+    model = onnx.load_from_string(multi_node_model(nodes, "float16"))
     assert [n.name for n in model.graph.node] == ["Clip_0", "Clip_1"]
     assert [list(n.input) for n in model.graph.node] == [["x0", "c0_0", "c0_1"], ["x1", "c1_0", "c1_1"]]
 

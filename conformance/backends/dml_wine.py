@@ -51,13 +51,10 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 
-from conformance import specs
-from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, Backend,
+from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome)
-from conformance.backends.ort import _classify
-from conformance.specs.base import NotReachable
+from conformance.backends.ort import OrtBackend, _classify, multi_node_model
 from conformance.worker import protocol
 
 DML = "DmlExecutionProvider"
@@ -597,6 +594,7 @@ class Graph:
     key: str
     dtype: str
     nodes: list = field(default_factory=list)  # OnnxNode, node i reads x{i} and writes y{i}
+    keys: list = field(default_factory=list)  # the node keys, in the same order
     created: bool = False  # in the current worker
     failure: Outcome | None = None
     placement: dict | None = None
@@ -604,33 +602,6 @@ class Graph:
 
     def node_name(self, index) -> str:
         return f"{self.nodes[index].op_type}_{index}"
-
-
-def graph_model(nodes, dtype: str) -> bytes:
-    """Node i: x{i} (dtype, any shape) -> y{i}, with its constant inputs as initializers."""
-    from onnx import helper, numpy_helper
-
-    from conformance.onnx_models import IR_VERSION, tensor_type
-    onnx_nodes, initializers, inputs, outputs = [], [], [], []
-    for i, node in enumerate(nodes):
-        names = []
-        for j, value in enumerate(node.constant_inputs):
-            initializers.append(numpy_helper.from_array(np.asarray(value), f"c{i}_{j}"))
-            names.append(f"c{i}_{j}")
-        onnx_nodes.append(helper.make_node(node.op_type, [f"x{i}"] + names, [f"y{i}"], name=f"{node.op_type}_{i}",
-                                           **node.attributes))
-        inputs.append(helper.make_tensor_value_info(f"x{i}", tensor_type(dtype), None))
-        outputs.append(helper.make_tensor_value_info(f"y{i}", tensor_type(dtype), None))
-    graph = helper.make_graph(onnx_nodes, "conformance", inputs, outputs, initializer=initializers)
-    opset = max([13] + [node.opset for node in nodes])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
-                              producer_name="dml-conformance")
-    return model.SerializeToString()
-
-
-def _node_key(node, dtype):
-    return (node.op_type, node.opset, dtype, tuple(sorted((k, repr(v)) for k, v in node.attributes.items())),
-            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
 
 
 # ---- the backend ---------------------------------------------------------------------------------------
@@ -760,15 +731,13 @@ class WorkerBackend(Backend):
                 self._slot(*planned)
 
     def _plan(self, case):
-        """-> (node key, node, dtype) or an Outcome for cases no graph can express."""
-        if case.in_place:
-            return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
-                                                  "cannot be requested through ONNX Runtime")
-        try:
-            node = specs.get(case.op).to_onnx(case.dtype, case.params)
-        except NotReachable as reason:
-            return Outcome(NOT_REACHABLE, message=str(reason))
-        return _node_key(node, case.dtype), node, case.dtype
+        """-> (node key, node, dtype), or an Outcome for cases no graph can express (the ort
+        backend's rule: in place and ScaleBias are not reachable)."""
+        made = OrtBackend._make_node(case)
+        if isinstance(made, Outcome):
+            return made
+        node, key = made
+        return key, node, case.dtype
 
     def _slot(self, key, node, dtype):
         if key in self._slots:
@@ -782,15 +751,15 @@ class WorkerBackend(Backend):
             graph = self._graphs[graph_key] = Graph(graph_key, dtype)
             self._open[family] = graph_key
         graph.nodes.append(node)
+        graph.keys.append(key)
         self._slots[key] = (graph_key, len(graph.nodes) - 1)
         return self._slots[key]
 
     def _split(self, graph: Graph):
         """A graph that failed as a whole: each node gets a graph of its own."""
-        for index, node in enumerate(graph.nodes):
-            key = _node_key(node, graph.dtype)
+        for index, (node, key) in enumerate(zip(graph.nodes, graph.keys)):
             single_key = f"{graph.key}-n{index}"
-            self._graphs[single_key] = Graph(single_key, graph.dtype, [node])
+            self._graphs[single_key] = Graph(single_key, graph.dtype, [node], [key])
             self._slots[key] = (single_key, 0)
 
     # -- running ---------------------------------------------------------------------------------------
@@ -885,7 +854,7 @@ class WorkerBackend(Backend):
         for graph_key, entries in by_graph.items():
             graph = self._graphs[graph_key]
             if not graph.created:
-                buffers.items.append(graph_model(graph.nodes, graph.dtype))
+                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
                 sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
                                  "provider_options": self.provider_options, "config": self.config,
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
@@ -944,7 +913,7 @@ class WorkerBackend(Backend):
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
                 self._split(graph)  # each case gets its own verdict in the next round trip
-                retry += [(p, _node_key(graph.nodes[i], graph.dtype), x) for p, i, x in by_graph[graph.key]]
+                retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
         retry_positions = {position for position, _, _ in retry}
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self._graphs[graph_key]

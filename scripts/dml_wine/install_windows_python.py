@@ -9,7 +9,6 @@ The sdist holds the official embeddable zip of each CPython as data.zip, one fol
 """
 import argparse
 import io
-import shutil
 import sys
 import tarfile
 import zipfile

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from conformance import backends, specs
-from conformance.backends.dml_wine import graph_model
+from conformance.backends.ort import multi_node_model
 from conformance.worker import protocol
 
 
@@ -32,7 +32,7 @@ def main(argv=None) -> int:
                                                (np.ones(3, np.float32), False)]):
             out = protocol.Buffers()
             if create:
-                out.items.append(graph_model(nodes, "float32"))
+                out.items.append(multi_node_model(nodes, "float32"))
             feeds = {"x0": out.put(x0), "x1": out.put(x1)}
             header = {"op": "batch", "id": number, "sessions": [session] if create else [],
                       "runs": [{"session": "repro", "feeds": feeds, "fetch": ["y0", "y1"]}]}
