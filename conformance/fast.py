@@ -209,7 +209,7 @@ class Verifier:
         self.kernel = kernel
         self.formulas = formulas
         self.chunk = int(chunk)
-        self.fast = accelerate and fast_kernels.AVAILABLE
+        self.fast = accelerate  # the numpy paths need nothing more; the compiled ones need numba
         self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
         self._zeros, self._tables, self._bound, self._keys = {}, {}, {}, {}
         self._lock = threading.Lock()
@@ -307,6 +307,8 @@ class Verifier:
                 and actual.shape == x.shape and x.size > 0)
 
     def _use_kernel(self, n: int) -> bool:
+        if not fast_kernels.AVAILABLE:
+            return False
         if self.kernel != "auto":
             return self.kernel == "always"
         if fast_kernels.loaded():

@@ -40,11 +40,16 @@ def default_cases():
     return load_paths()
 
 
-@pytest.fixture(params=["numpy", "compiled"])
+@pytest.fixture(params=["numpy", "compiled", "no-numba"])
 def kernel_mode(request, monkeypatch):
-    """numpy: the acceleration layer without its compiled comparison (what a run of small cases
-    uses); compiled: every float tensor through fast_kernels.float_stats."""
-    if request.param == "compiled":
+    """numpy: the acceleration layer without its compiled loops (what a run of small cases
+    uses); compiled: every float tensor through the compiled loops (fast_kernels_jit);
+    no-numba: as if numba were not installed."""
+    if request.param == "no-numba":
+        monkeypatch.setattr(fast_kernels, "AVAILABLE", False)
+        monkeypatch.setattr(fast_kernels, "loaded", lambda: False)
+        monkeypatch.setattr(fast_kernels, "load", lambda: pytest.fail("numba is not installed"))
+    elif request.param == "compiled":
         if not fast_kernels.AVAILABLE:
             pytest.skip("numba is not installed")
         monkeypatch.setattr(fast, "KERNEL_CASE_MIN", 0)
