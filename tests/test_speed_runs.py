@@ -86,3 +86,17 @@ def test_fault_injection_same_records_with_and_without_speed_ups(default_cases, 
         assert max(r["max_ulp"] for r in quick.records) == 0
     else:
         assert any(r["status"] == statuses.FAIL for r in quick.records) or device.endswith("flush_denormals")
+
+
+def test_a_shared_graph_still_catches_a_silent_cpu_fallback_per_case(default_cases):
+    """AzureExecutionProvider takes no node: with fallback allowed ONNX Runtime runs the shared
+    graph's nodes on the CPU; every case, whichever node it ran on, is a cpu-fallback."""
+    chosen = select(default_cases, "CELU and float32 and uniform and not in-place")
+    assert len({c.params["Alpha"] for c in chosen}) > 1  # several nodes in one graph
+    backend = OrtBackend("azure", "AzureExecutionProvider", disable_cpu_fallback=False)
+    records = run_records(backend, chosen).records
+    assert {r["status"] for r in records} == {statuses.CPU_FALLBACK}
+    assert all(set(r["placement"].values()) == {"CPUExecutionProvider"} for r in records)
+    assert backend.sessions_created == 1
+    refused = run_records(OrtBackend("azure", "AzureExecutionProvider"), chosen).records
+    assert {r["status"] for r in refused} == {statuses.UNSUPPORTED_REQUIRED}

@@ -185,14 +185,19 @@ class OrtBackend(Backend):
         if proving:
             graph["placement"] = self._placement(graph["session"], [_node_name(n, k) for k, n in enumerate(nodes)]) \
                 if self.check_placement else {}
+        profile = graph["placement"]
         for index, value in zip(indices, values):
             name = _node_name(nodes[index], index)
-            placement = {name: graph["placement"][name]} if name in graph["placement"] else {}
-            if self.check_placement and (not placement or placement[name] != self.provider):
+            if name in profile:  # the node ran under its own name: its own verdict
+                placement = {name: profile[name]}
+            else:  # e.g. fused with others into one provider node: the whole session's verdict
+                placement = dict(profile)
+            foreign = {n: p for n, p in placement.items() if p != self.provider}
+            if self.check_placement and (foreign or not placement):
                 outcomes[chosen[index]] = Outcome(
                     CPU_FALLBACK, output=value, placement=placement,
                     message="nodes ran outside " + self.provider + ": " +
-                    (f"{name} on {placement[name]}" if placement else "the profile shows no node at all"))
+                    (", ".join(f"{n} on {p}" for n, p in foreign.items()) or "the profile shows no node at all"))
             else:
                 outcomes[chosen[index]] = Outcome(OK, output=value, placement=placement if proving else {})
 
