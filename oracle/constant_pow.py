@@ -15,6 +15,11 @@ def element_wise_constant_pow(x: np.ndarray, Exponent=1.0, ScaleBias=None,
     exponent = float_param(Exponent)
     base = apply_scale_bias(x, ScaleBias)
     result = np.power(base, exponent)
+    odd_integer = float(exponent).is_integer() and exponent % 2 == 1
+    if not odd_integer:
+        # pow(+-0, y) keeps the sign of zero only for odd integral y (C99 / IEEE 754);
+        # numpy's sqrt and reciprocal shortcuts would return -0 or -inf for pow(-0, 0.5).
+        result = np.where(base == 0, np.abs(result), result)
     if not float(exponent).is_integer():
         result = np.where(base < 0, np.nan, result)
     return result

@@ -101,6 +101,12 @@ class TestHandChecked:
                               ScaleBias={"Scale": 3.0, "Bias": 1.0})
         assert out.tolist() == [16.0]
 
+    @pytest.mark.parametrize("exponent,expected", [(0.5, 0.0), (-0.5, np.inf), (2.0, 0.0), (3.0, -0.0),
+                                                   (-1.0, -np.inf), (-2.0, np.inf), (0.0, 1.0)])
+    def test_pow_of_negative_zero_follows_ieee(self, exponent, expected):
+        out = oracle.evaluate("ELEMENT_WISE_CONSTANT_POW", np.array([-0.0], F32), "float32", Exponent=exponent)
+        assert out.tolist() == [expected] and np.signbit(out[0]) == np.signbit(expected)
+
     def test_pow_overflow_goes_to_inf(self):
         out = oracle.evaluate("ELEMENT_WISE_CONSTANT_POW", np.array([1e20], F32), "float32", Exponent=2.0)
         assert out.tolist() == [np.inf]
