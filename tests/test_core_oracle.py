@@ -202,3 +202,13 @@ def test_pow_matches_high_precision(exponent):
     e = float(F32(exponent))
     expected = [_nearest(_decimal_pow(float(v), e), np.dtype("float32")) for v in x]
     assert out.astype(np.float64).tolist() == expected
+
+
+def test_signed_zeros_through_min_and_max_do_not_depend_on_array_position():
+    from oracle.minmax import dml_max, dml_min
+    a = np.array([0.0, -0.0, 0.0, -0.0] * 9)
+    b = np.array([0.0, 0.0, -0.0, -0.0] * 9)
+    assert np.signbit(dml_max(a, b)).tolist() == [False, False, False, True] * 9
+    assert np.signbit(dml_min(a, b)).tolist() == [False, True, True, True] * 9
+    clipped = oracle.evaluate("ELEMENT_WISE_CLIP", np.array([np.nan, -0.0], F32), "float32", Min=-0.0, Max=0.0)
+    assert clipped.tolist() == [0.0, 0.0] and not np.signbit(clipped[0])
