@@ -34,14 +34,10 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
 """
-import json
 import os
 import platform
-import re
 import select
-import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -52,24 +48,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome)
 from conformance.backends.ort import OrtBackend, _classify, multi_node_model
+# The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
+# named here for the callers that ask this module.
+from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
 from conformance.worker import protocol
 
 DML = "DmlExecutionProvider"
 CPU = "CPUExecutionProvider"
-LANE_FORMAT = 1
-LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
 MAX_START_FAILURES = 3
 DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
-TAIL_CHARS = 600
-ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
-FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
-                 "Unhandled exception", "wine: Unhandled")
 
 
 # The DirectML smoke suite: a -k selection of the shipped cases (every operator, float32 and
@@ -85,68 +79,6 @@ SMOKE_SELECTION = (
     "and not ACTIVATION_SCALED_ELU/float32/rank4[2x3x4x5]/Alpha=1.6732,Gamma=1.0507/uniform")
 
 
-# ---- the provisioned lane ------------------------------------------------------------------------
-def lane_homes() -> list:
-    homes = []
-    if os.environ.get("DML_WINE_HOME"):
-        homes.append(Path(os.environ["DML_WINE_HOME"]))
-    homes.append(Path("/var/cache/dml-conformance"))
-    homes.append(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dml-conformance")
-    return homes
-
-
-@dataclass
-class Lane:
-    home: Path
-    marker: dict
-
-    @property
-    def python_exe(self) -> Path:
-        return Path(self.marker.get("python_dir", self.home / "python")) / "python.exe"
-
-    @property
-    def prefix(self) -> Path:
-        return Path(self.marker.get("prefix", self.home / "prefix"))
-
-    @property
-    def vulkan_icd(self) -> str | None:
-        return os.environ.get("DML_WINE_VK_ICD") or self.marker.get("vulkan_icd")
-
-
-def find_lane():
-    """-> (Lane, None) when provisioned, else (None, why not)."""
-    reasons = []
-    for home in lane_homes():
-        marker_path = home / "lane.json"
-        if not marker_path.exists():
-            reasons.append(f"no {marker_path}")
-            continue
-        try:
-            marker = json.loads(marker_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            reasons.append(f"{marker_path}: unreadable ({error})")
-            continue
-        lane = Lane(home, marker)
-        if marker.get("format") != LANE_FORMAT:
-            reasons.append(f"{marker_path}: lane format {marker.get('format')}, this harness needs {LANE_FORMAT}")
-        elif not set(LANE_PINS) <= set(marker.get("pins", [])):
-            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(LANE_PINS)}")
-        elif not lane.python_exe.exists() or not lane.prefix.is_dir():
-            reasons.append(f"{home}: the Windows Python or the Wine prefix is gone")
-        elif _wine_binary() is None or shutil.which("Xvfb") is None or shutil.which("script") is None:
-            reasons.append("wine64, Xvfb or script is not installed")
-        else:
-            return lane, None
-    return None, "the dml-wine lane is not provisioned (run: bash scripts/setup-dml-wine.sh): " + "; ".join(reasons)
-
-
-def _wine_binary():
-    for candidate in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
 # ---- worker processes ------------------------------------------------------------------------------
 class WorkerDied(Exception):
     """The worker is gone, hung or talking nonsense; status is crash or timeout."""
@@ -154,20 +86,6 @@ class WorkerDied(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
-
-
-class Launcher:
-    """Starts worker processes that connect back to address (host, port) with token."""
-    kind = "worker"
-
-    def start(self, address, token, log_path):
-        raise NotImplementedError
-
-    def describe(self) -> dict:
-        return {"transport": self.kind}
-
-    def close(self):
-        pass
 
 
 class NativeLauncher(Launcher):
@@ -186,226 +104,21 @@ class NativeLauncher(Launcher):
                                                           env.get("PYTHONPATH")]))
         console = open(log_path.with_suffix(".console"), "ab")
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
-                                   env=env, start_new_session=True, preexec_fn=_die_with_parent)
+                                   env=env, start_new_session=True, preexec_fn=die_with_parent)
         console.close()
         return Process(process, token, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
 
 
-class WineLauncher(Launcher):
-    """The Windows Python of the lane under Wine, in a pseudo-terminal (`script -qec`), with an
-    Xvfb and a Wine prefix of its own (both kept across worker restarts).
+class WineLauncher(wine_lane.WineLauncher):
+    """The ONNX Runtime worker under Wine (wine_lane.WineLauncher: the lane's Windows Python in a
+    pty, with its own Xvfb and prefix clone), from a private copy of conformance/worker: only
+    that copy goes on the Windows Python's sys.path."""
+    marker = "dmlc_worker"
+    workdir_prefix = "dml-wine-worker-"
 
-    The prefix is a hard-link clone of the lane's (instant, no space) with its own wineserver,
-    so a run neither disturbs nor is disturbed by another user of the lane (a second run, the
-    dml-direct lane): `wineserver -k` after a crash or at the end ends this run's processes
-    only, and what Wine writes to its registry stays in the clone (Wine saves registry files by
-    writing a new file and renaming it, so nothing writes through the links).
-    """
-    kind = "wine"
-
-    def __init__(self, lane: Lane, winedebug="-all", env=None):
-        self.lane = lane
-        self.wine = _wine_binary()
-        self.winedebug = winedebug
-        self.env = env or {}
-        self.xvfb = None
-        self.display = None
-        self.workdir = Path(tempfile.mkdtemp(prefix="dml-wine-worker-"))
-        # A private copy of the worker package: only it goes on the Windows Python's sys.path.
-        shutil.copytree(WORKER_PACKAGE, self.workdir / "dmlc_worker",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        self.prefix = _clone_prefix(lane)
-        # A persistent wineserver for the clone: Wine's desktop process and services outlive a
-        # worker that dies, so a restart is not a cold start of the prefix.
-        self._wineserver(["-p"])
-
-    def _wineserver(self, flags):
-        wineserver = _wineserver_binary()
-        if wineserver:
-            subprocess.run([wineserver, *flags], env=dict(os.environ, WINEPREFIX=str(self.prefix)),
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=60, check=False)
-
-    def _ensure_xvfb(self):
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            return
-        read_end, write_end = os.pipe()
-        log = open(self.workdir / "xvfb.log", "ab")
-        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
-        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
-        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
-        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
-                                      "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=_die_with_parent)
-        os.close(write_end)
-        log.close()
-        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
-        # ("Cannot write display number") if the pipe is closed in between.
-        data, deadline = b"", time.monotonic() + 30
-        while not data.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(read_end, 64) if ready else b""
-            if not chunk:
-                break
-            data += chunk
-        os.close(read_end)
-        display = data.decode().strip() if data.endswith(b"\n") else ""
-        if not display:
-            self.xvfb.kill()
-            raise BackendUnavailable(f"Xvfb did not start: {_tail(self.workdir / 'xvfb.log')}")
-        self.display = f":{display}"
-
-    def start(self, address, token, log_path):
-        self._ensure_xvfb()
-        main = _windows_path(self.workdir / "dmlc_worker" / "__main__.py")
-        command = [self.wine, str(self.lane.python_exe), main, "--connect", f"{address[0]}:{address[1]}",
-                   "--token", token, "--log", _windows_path(log_path)]
-        env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
-                   WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=self.display,
-                   DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
-        if self.lane.vulkan_icd:
-            env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = self.lane.vulkan_icd
-        console_path = log_path.with_suffix(".console")
-        console = open(console_path, "ab")
-        # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
-        process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
-                                   stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
-                                   start_new_session=True, preexec_fn=_die_with_parent)
-        console.close()
-        return Process(process, token, [log_path, console_path],
-                       lambda: [process.pid] + _processes_with(token, "dmlc_worker"))
-
-    def describe(self) -> dict:
-        marker = self.lane.marker
-        return {"transport": "wine (script pty, Xvfb, loopback TCP)", "lane": str(self.lane.home),
-                "wine": marker.get("wine"), "mesa_vulkan_drivers": marker.get("mesa_vulkan_drivers"),
-                "vulkan_device": marker.get("vulkan_device"), "vulkan_icd": self.lane.vulkan_icd,
-                "windows_python": marker.get("windows_python"), "winedebug": self.winedebug}
-
-    def close(self):
-        _end_prefix(self.prefix)
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            self.xvfb.terminate()
-            try:
-                self.xvfb.wait(5)
-            except subprocess.TimeoutExpired:
-                self.xvfb.kill()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-
-def _clone_prefix(lane: Lane) -> Path:
-    """A private hard-link clone of the lane's prefix under <lane>/run/; clones whose owner is
-    gone are removed first."""
-    runs = lane.home / "run"
-    runs.mkdir(exist_ok=True)
-    for old in runs.iterdir():
-        try:
-            owner = int((old / "owner").read_text())
-            os.kill(owner, 0)
-            continue  # still in use
-        except ProcessLookupError:
-            _end_prefix(old / "prefix")
-        except (OSError, ValueError):
-            if time.time() - old.stat().st_mtime < 600:
-                continue  # being made right now
-        shutil.rmtree(old, ignore_errors=True)
-    home = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
-    (home / "owner").write_text(str(os.getpid()))
-    done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True)
-    if done.returncode != 0:
-        shutil.rmtree(home, ignore_errors=True)
-        raise BackendUnavailable(f"could not clone the Wine prefix {lane.prefix}: {done.stderr.strip()}")
-    return home / "prefix"
-
-
-def _wineserver_binary():
-    for candidate in ("/usr/lib/wine/wineserver", shutil.which("wineserver")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
-
-
-def _end_prefix(prefix: Path):
-    """Stop every Wine process of a private prefix (its wineserver included) and remove it."""
-    wineserver = _wineserver_binary()
-    if prefix.is_dir() and wineserver:
-        # -k ends the processes; -w waits for the server itself, which otherwise lingers a few
-        # seconds: a new clone that reuses this directory's inode would reach it, and Wine finds
-        # its server by the prefix's device and inode.
-        for flag in ("-k", "-w"):
-            try:
-                subprocess.run([wineserver, flag], env=dict(os.environ, WINEPREFIX=str(prefix)),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
-            except subprocess.TimeoutExpired:
-                pass
-    shutil.rmtree(prefix.parent, ignore_errors=True)
-
-
-def _die_with_parent():
-    """In the child before exec: get SIGTERM when the harness dies, so nothing is left behind."""
-    try:
-        import ctypes
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _windows_path(path) -> str:
-    """Wine's drive Z: is the Unix root."""
-    return "Z:" + str(Path(path).resolve()).replace("/", "\\")
-
-
-def _processes_with(token: str, marker: str) -> list:
-    """Unix pids of processes started with our token in their environment and marker in their
-    command line (the Windows python.exe; never wineserver or Wine's shared services)."""
-    found = []
-    needle = f"DMLC_WORKER_TOKEN={token}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
-
-
-class Process:
-    """A started worker process: its Popen, its log files, and how to find all its pids."""
-
-    def __init__(self, popen, token, logs, pids):
-        self.popen, self.token, self.logs, self._pids = popen, token, logs, pids
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def pids(self) -> list:
-        return sorted(set(self._pids()))
-
-    def kill(self):
-        for pid in self.pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            self.popen.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
-
-    def tail(self) -> str:
-        parts = []
-        for path in self.logs:
-            text = _tail(path)
-            if text:
-                parts.append(f"[{path.name}] {text}")
-        return " ".join(parts) or "(the worker wrote nothing)"
+    def install(self, workdir) -> Path:
+        shutil.copytree(WORKER_PACKAGE, workdir / "dmlc_worker", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        return workdir / "dmlc_worker" / "__main__.py"
 
 
 def _resident(pid) -> int | None:
@@ -428,22 +141,6 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
-
-
-def _tail(path, chars=TAIL_CHARS) -> str:
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, handle.tell() - 8 * chars))
-            text = handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    text = " ".join(ANSI_ESCAPE.sub("", text).replace("\r", "").split())
-    # A fatal error report (faulthandler) or a traceback says the most: show it from its start.
-    start = max(text.rfind(marker) for marker in FATAL_MARKERS)
-    if start >= 0 and len(text) - start <= 3 * chars:
-        return text[start:]
-    return text[-chars:]
 
 
 class SocketChannel:

@@ -1,0 +1,375 @@
+"""The Wine lane that scripts/setup-dml-wine.sh provisions, and how a worker runs in it: shared by
+the backends that drive the real DirectML.dll under Wine (dml-wine: ONNX Runtime's worker,
+conformance/worker; dml-direct: DirectML driven directly, conformance/dmldirect/worker.py).
+
+- find_lane(): the provisioned lane (its marker lane.json, the Windows Python, the Wine prefix)
+  and the Linux tools it needs (wine64, Xvfb, script), or why there is none.
+- WineLauncher: starts a worker script in the lane's Windows Python under Wine, in a
+  pseudo-terminal, with an Xvfb and a private clone of the prefix; each backend names its script.
+- Process: a started worker (its Popen, its logs, all its pids), killed by its ids only.
+"""
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.backends.base import BackendUnavailable
+
+LANE_FORMAT = 1
+LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
+SYSTEM_HOME = Path("/var/cache/dml-conformance")
+TAIL_CHARS = 600
+ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
+FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
+                 "Unhandled exception", "wine: Unhandled")
+
+
+# ---- the provisioned lane ------------------------------------------------------------------------
+def _user_home() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dml-conformance"
+
+
+def lane_home() -> Path:
+    """Where scripts/setup-dml-wine.sh puts the lane (the same rule as the script)."""
+    if os.environ.get("DML_WINE_HOME"):
+        return Path(os.environ["DML_WINE_HOME"])
+    if hasattr(os, "getuid") and os.getuid() == 0:
+        return SYSTEM_HOME
+    return _user_home()
+
+
+def lane_homes() -> list:
+    """Every place a lane may be, in the order find_lane() looks by default."""
+    homes = []
+    if os.environ.get("DML_WINE_HOME"):
+        homes.append(Path(os.environ["DML_WINE_HOME"]))
+    homes.append(SYSTEM_HOME)
+    homes.append(_user_home())
+    return homes
+
+
+@dataclass
+class Lane:
+    home: Path
+    marker: dict
+
+    @property
+    def python_exe(self) -> Path:
+        return Path(self.marker.get("python_dir", self.home / "python")) / "python.exe"
+
+    @property
+    def prefix(self) -> Path:
+        return Path(self.marker.get("prefix", self.home / "prefix"))
+
+    @property
+    def vulkan_icd(self) -> str | None:
+        return os.environ.get("DML_WINE_VK_ICD") or self.marker.get("vulkan_icd")
+
+
+def find_lane(homes=None, need_xvfb=True):
+    """-> (Lane, None) when provisioned, else (None, why not). homes: where to look (default
+    lane_homes()); need_xvfb=False where the caller brings its own X display."""
+    reasons = []
+    for home in lane_homes() if homes is None else homes:
+        marker_path = home / "lane.json"
+        if not marker_path.exists():
+            reasons.append(f"no {marker_path}")
+            continue
+        try:
+            marker = json.loads(marker_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            reasons.append(f"{marker_path}: unreadable ({error})")
+            continue
+        lane = Lane(home, marker)
+        missing = [f"{tool} (Debian package {package})" for tool, package, found in (
+            ("wine64", "wine64", wine_binary()), ("Xvfb", "xvfb", shutil.which("Xvfb") or not need_xvfb),
+            ("script", "util-linux", shutil.which("script"))) if not found]
+        if marker.get("format") != LANE_FORMAT:
+            reasons.append(f"{marker_path}: lane format {marker.get('format')}, this harness needs {LANE_FORMAT}")
+        elif not set(LANE_PINS) <= set(marker.get("pins", [])):
+            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(LANE_PINS)}")
+        elif not lane.python_exe.exists() or not lane.prefix.is_dir():
+            reasons.append(f"{home}: the Windows Python or the Wine prefix is gone")
+        elif missing:
+            reasons.append("not installed: " + ", ".join(missing))
+        else:
+            return lane, None
+    return None, "the dml-wine lane is not provisioned (run: bash scripts/setup-dml-wine.sh): " + "; ".join(reasons)
+
+
+def wine_binary():
+    for candidate in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def wineserver_binary():
+    for candidate in ("/usr/lib/wine/wineserver", shutil.which("wineserver")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def windows_path(path) -> str:
+    """Wine's drive Z: is the Unix root."""
+    return "Z:" + str(Path(path).resolve()).replace("/", "\\")
+
+
+# ---- worker processes ------------------------------------------------------------------------------
+class Process:
+    """A started worker process: its Popen, its log files, and how to find all its pids."""
+
+    def __init__(self, popen, token, logs, pids):
+        self.popen, self.token, self.logs, self._pids = popen, token, logs, pids
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def pids(self) -> list:
+        return sorted(set(self._pids()))
+
+    def kill(self):
+        for pid in self.pids():
+            try:
+                os.kill(pid, getattr(signal, "SIGKILL", 9))
+            except OSError:
+                pass
+        try:
+            self.popen.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def tail(self) -> str:
+        parts = []
+        for path in self.logs:
+            text = tail(path)
+            if text:
+                parts.append(f"[{path.name}] {text}")
+        return " ".join(parts) or "(the worker wrote nothing)"
+
+
+class Launcher:
+    """Starts worker processes that connect back to address (host, port) with token."""
+    kind = "worker"
+
+    def start(self, address, token, log_path) -> Process:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        return {"transport": self.kind}
+
+    def close(self):
+        pass
+
+
+class WineLauncher(Launcher):
+    """A worker script in the lane's Windows Python under Wine, in a pseudo-terminal
+    (`script -qec`), with an Xvfb and a Wine prefix of its own (both kept across worker restarts).
+
+    The prefix is a hard-link clone of the lane's (instant, no space) with its own wineserver,
+    so a run neither disturbs nor is disturbed by another user of the lane (a second run, the
+    other backend): `wineserver -k` after a crash or at the end ends this run's processes
+    only, and what Wine writes to its registry stays in the clone (Wine saves registry files by
+    writing a new file and renaming it, so nothing writes through the links).
+
+    A subclass names its worker: install(workdir) -> the script to run; marker, a word of the
+    script's path that finds the Windows python.exe among the processes carrying the token.
+    The worker is run as `python.exe SCRIPT --connect HOST:PORT --token T [args] --log LOG`.
+    display: an X display to use instead of starting an Xvfb.
+    """
+    kind = "wine"
+    marker = None
+    workdir_prefix = "wine-worker-"
+
+    def __init__(self, lane: Lane, winedebug="-all", env=None, args=(), display=None):
+        self.lane = lane
+        self.wine = wine_binary()
+        self.winedebug = winedebug
+        self.env = env or {}
+        self.args = list(args)
+        self.given_display = display
+        self.xvfb = None
+        self.display = None
+        self.workdir = Path(tempfile.mkdtemp(prefix=self.workdir_prefix))
+        self.script = self.install(self.workdir)
+        self.prefix = clone_prefix(lane)
+        # A persistent wineserver for the clone: Wine's desktop process and services outlive a
+        # worker that dies, so a restart is not a cold start of the prefix.
+        self._wineserver(["-p"])
+
+    def install(self, workdir) -> Path:
+        raise NotImplementedError
+
+    def _wineserver(self, flags):
+        wineserver = wineserver_binary()
+        if wineserver:
+            subprocess.run([wineserver, *flags], env=dict(os.environ, WINEPREFIX=str(self.prefix)),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=60, check=False)
+
+    def _ensure_display(self) -> str:
+        if self.given_display:
+            return self.given_display
+        if self.xvfb is not None and self.xvfb.poll() is None:
+            return self.display
+        read_end, write_end = os.pipe()
+        log = open(self.workdir / "xvfb.log", "ab")
+        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
+        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
+        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
+        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
+                                      "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=die_with_parent)
+        os.close(write_end)
+        log.close()
+        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
+        # ("Cannot write display number") if the pipe is closed in between.
+        data, deadline = b"", time.monotonic() + 30
+        while not data.endswith(b"\n") and time.monotonic() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            data += chunk
+        os.close(read_end)
+        display = data.decode().strip() if data.endswith(b"\n") else ""
+        if not display:
+            self.xvfb.kill()
+            raise BackendUnavailable(f"Xvfb did not start: {tail(self.workdir / 'xvfb.log')}")
+        self.display = f":{display}"
+        return self.display
+
+    def start(self, address, token, log_path):
+        display = self._ensure_display()
+        command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
+                   f"{address[0]}:{address[1]}", "--token", token, *self.args, "--log", windows_path(log_path)]
+        env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
+                   WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display,
+                   DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
+        if self.lane.vulkan_icd:
+            env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = self.lane.vulkan_icd
+        console_path = log_path.with_suffix(".console")
+        console = open(console_path, "ab")
+        # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
+        process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
+                                   stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
+                                   start_new_session=True, preexec_fn=die_with_parent)
+        console.close()
+        # `script` runs Wine in a session of its own: the worker is found by its ids (the Windows
+        # python.exe carries the token and the script's path; never wineserver or Wine's services).
+        return Process(process, token, [log_path, console_path],
+                       lambda: [process.pid] + processes_with(token, self.marker))
+
+    def describe(self) -> dict:
+        marker = self.lane.marker
+        return {"transport": "wine (script pty, Xvfb, loopback TCP)", "lane": str(self.lane.home),
+                "wine": marker.get("wine"), "mesa_vulkan_drivers": marker.get("mesa_vulkan_drivers"),
+                "vulkan_device": marker.get("vulkan_device"), "vulkan_icd": self.lane.vulkan_icd,
+                "windows_python": marker.get("windows_python"), "winedebug": self.winedebug}
+
+    def close(self):
+        end_prefix(self.prefix)
+        if self.xvfb is not None and self.xvfb.poll() is None:
+            self.xvfb.terminate()
+            try:
+                self.xvfb.wait(5)
+            except subprocess.TimeoutExpired:
+                self.xvfb.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def clone_prefix(lane: Lane) -> Path:
+    """A private hard-link clone of the lane's prefix under <lane>/run/; clones whose owner is
+    gone are removed first."""
+    runs = lane.home / "run"
+    runs.mkdir(exist_ok=True)
+    for old in runs.iterdir():
+        try:
+            owner = int((old / "owner").read_text())
+            os.kill(owner, 0)
+            continue  # still in use
+        except ProcessLookupError:
+            end_prefix(old / "prefix")
+        except (OSError, ValueError):
+            if time.time() - old.stat().st_mtime < 600:
+                continue  # being made right now
+        shutil.rmtree(old, ignore_errors=True)
+    home = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
+    (home / "owner").write_text(str(os.getpid()))
+    done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True)
+    if done.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        raise BackendUnavailable(f"could not clone the Wine prefix {lane.prefix}: {done.stderr.strip()}")
+    return home / "prefix"
+
+
+def end_prefix(prefix: Path):
+    """Stop every Wine process of a private prefix (its wineserver included) and remove it."""
+    wineserver = wineserver_binary()
+    if prefix.is_dir() and wineserver:
+        # -k ends the processes; -w waits for the server itself, which otherwise lingers a few
+        # seconds: a new clone that reuses this directory's inode would reach it, and Wine finds
+        # its server by the prefix's device and inode.
+        for flag in ("-k", "-w"):
+            try:
+                subprocess.run([wineserver, flag], env=dict(os.environ, WINEPREFIX=str(prefix)),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
+            except subprocess.TimeoutExpired:
+                pass
+    shutil.rmtree(prefix.parent, ignore_errors=True)
+
+
+def die_with_parent():
+    """In the child before exec: get SIGTERM when the harness dies, so nothing is left behind."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def processes_with(token: str, marker: str) -> list:
+    """Unix pids of processes started with our token in their environment and marker in their
+    command line (the Windows python.exe; never wineserver or Wine's shared services)."""
+    found = []
+    needle = f"DMLC_WORKER_TOKEN={token}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def tail(path, chars=TAIL_CHARS) -> str:
+    """The end of a worker's log, Wine's console escapes removed; from the start of a fatal error
+    report (faulthandler) or a traceback where there is one, as that says the most."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 8 * chars))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    text = " ".join(ANSI_ESCAPE.sub("", text).replace("\r", "").split())
+    start = max(text.rfind(marker) for marker in FATAL_MARKERS)
+    if start >= 0 and len(text) - start <= 3 * chars:
+        return text[start:]
+    return text[-chars:]
