@@ -20,10 +20,8 @@ Provider options (--provider-option KEY=VALUE):
 """
 import json
 import os
-import platform
 import secrets
 import select
-import shlex
 import shutil
 import socket
 import subprocess
@@ -32,8 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome)
+from conformance.backends.wine_lane import Process, lane_home
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
@@ -42,36 +42,14 @@ HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors")
 
 
-def lane_home() -> Path:
-    """Where scripts/setup-dml-wine.sh puts the lane (the same rule as the script)."""
-    if os.environ.get("DML_WINE_HOME"):
-        return Path(os.environ["DML_WINE_HOME"])
-    if hasattr(os, "getuid") and os.getuid() == 0:
-        return Path("/var/cache/dml-conformance")
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "dml-conformance"
-
-
-def lane() -> dict:
-    """The Wine lane's marker (lane.json), or BackendUnavailable saying what is missing."""
-    marker = lane_home() / "lane.json"
-    if not marker.exists():
-        raise BackendUnavailable(f"dml-direct: no Wine lane at {lane_home()} (no lane.json); "
-                                 "provision it with: bash scripts/setup-dml-wine.sh")
-    info = json.loads(marker.read_text(encoding="utf-8"))
-    python = Path(info.get("python_dir", lane_home() / "python")) / "python.exe"
-    prefix = Path(info.get("prefix", lane_home() / "prefix"))
-    missing = [str(p) for p in (python, prefix) if not p.exists()]
-    if not _wine_binary():
-        missing.append("wine64 (Debian package wine64)")
-    if not shutil.which("Xvfb") and not os.environ.get("DISPLAY"):
-        missing.append("Xvfb (Debian package xvfb)")
-    if not shutil.which("script"):
-        missing.append("script (util-linux)")
-    if missing:
-        raise BackendUnavailable(f"dml-direct: the Wine lane at {lane_home()} is incomplete: missing "
-                                 + ", ".join(missing))
-    info["_python"], info["_prefix"] = str(python), str(prefix)
-    return info
+def lane() -> wine_lane.Lane:
+    """The Wine lane where scripts/setup-dml-wine.sh puts it (lane_home(): this backend looks
+    nowhere else), or BackendUnavailable saying what is missing. No Xvfb is needed where
+    DML_DIRECT_DISPLAY names an X display."""
+    found, reason = wine_lane.find_lane([lane_home()], need_xvfb=not os.environ.get("DML_DIRECT_DISPLAY"))
+    if found is None:
+        raise BackendUnavailable(f"dml-direct: {reason}")
+    return found
 
 
 def available():
@@ -89,51 +67,18 @@ def available():
         info = lane()
     except BackendUnavailable as error:
         return False, str(error)
-    return True, (f"Wine lane at {lane_home()}: DirectML.dll {info.get('directml_dll') or ''} on "
-                  f"{info.get('vulkan_device') or 'Vulkan'}")
+    return True, (f"Wine lane at {info.home}: DirectML.dll {info.marker.get('directml_dll') or ''} on "
+                  f"{info.marker.get('vulkan_device') or 'Vulkan'}")
 
 
-def _wine_binary():
-    for candidate in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+class WineLauncher(wine_lane.WineLauncher):
+    """The dml-direct worker under Wine (wine_lane.WineLauncher: the lane's Windows Python in a
+    pty, with its own Xvfb and prefix clone), run from the repository itself through Z:."""
+    marker = "dmldirect"
+    workdir_prefix = "dml-direct-worker-"
 
-
-def _windows_path(path) -> str:
-    """A Linux path as Wine's Windows programs see it (drive Z: is the root)."""
-    return "Z:" + str(path).replace("/", "\\")
-
-
-class Xvfb:
-    """A private X server for Wine (its Vulkan path goes through the X11 driver)."""
-
-    def __init__(self, log_path):
-        read, write = os.pipe()
-        self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "640x480x24",
-                                         "-nolisten", "tcp"], pass_fds=(write,), stdout=open(log_path, "ab"),
-                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        os.close(write)
-        deadline = time.monotonic() + 30
-        data = b""
-        with os.fdopen(read, "rb", buffering=0) as pipe:
-            while not data.endswith(b"\n") and time.monotonic() < deadline:
-                chunk = pipe.read(16)
-                if not chunk:
-                    break
-                data += chunk
-        if not data.strip():
-            self.close()
-            raise BackendUnavailable(f"dml-direct: Xvfb did not start (see {log_path})")
-        self.display = ":" + data.decode().strip()
-
-    def close(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+    def install(self, workdir) -> Path:
+        return WORKER
 
 
 class DmlDirectBackend(Backend):
@@ -154,8 +99,9 @@ class DmlDirectBackend(Backend):
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
         self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
-        self.xvfb = None
-        self.process = None
+        self.launcher = None
+        self.worker = None  # wine_lane.Process
+        self.process = None  # its Popen
         self.sock = None
         self.hello = None
         self.workers_started = 0
@@ -164,9 +110,13 @@ class DmlDirectBackend(Backend):
         self._last_stats = {}
         self._closing_stats = None
         try:
+            if not self.native:
+                self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
+                                             env={"LC_ALL": "C.UTF-8"}, args=self._worker_args(),
+                                             display=os.environ.get("DML_DIRECT_DISPLAY"))
             self._start_retrying()
         except BaseException:
-            self.close()  # no Xvfb, process or folder outlives a backend that never started
+            self.close()  # no Xvfb, prefix clone, process or folder outlives a backend that never started
             raise
 
     def _start_retrying(self):
@@ -182,42 +132,40 @@ class DmlDirectBackend(Backend):
             self._start()
 
     # -- the worker -------------------------------------------------------------------------------
-    def _command(self, port, token, log):
+    def _worker_args(self) -> list:
         o = self.options
-        args = ["--connect", f"127.0.0.1:{port}", "--token", token, "--adapter", str(o["device_id"]),
-                "--min-feature-level", str(o["min_feature_level"]), "--heap-descriptors", str(o["heap_descriptors"])]
+        args = ["--adapter", str(o["device_id"]), "--min-feature-level", str(o["min_feature_level"]),
+                "--heap-descriptors", str(o["heap_descriptors"])]
         if o["dll"]:
             args += ["--dll", o["dll"]]
         if o["debug_layer"]:
             args.append("--debug-layer")
-        if self.native:
-            return [sys.executable, str(WORKER), *args, "--log", str(log)], dict(os.environ, DMLC_WORKER_TOKEN=token)
-        if self.xvfb is None and not os.environ.get("DML_DIRECT_DISPLAY"):
-            self.xvfb = Xvfb(self.workdir / "xvfb.log")
-        env = dict(os.environ, DMLC_WORKER_TOKEN=token, WINEPREFIX=self.lane["_prefix"], WINEARCH="win64",
-                   WINEDEBUG=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
-                   WINEDLLOVERRIDES="mscoree,mshtml=", LC_ALL="C.UTF-8",
-                   DISPLAY=os.environ.get("DML_DIRECT_DISPLAY") or self.xvfb.display)
-        icd = self.lane.get("vulkan_icd")
-        if icd:
-            env.update(VK_ICD_FILENAMES=icd, VK_DRIVER_FILES=icd)
-        windows = [_wine_binary(), self.lane["_python"], _windows_path(WORKER), *args, "--log", _windows_path(log)]
-        # Windows Python under Wine dies when stdout is a pipe or a file: give it a pseudo-terminal.
-        return ["script", "-qec", " ".join(shlex.quote(a) for a in windows), "/dev/null"], env
+        return args
+
+    def _launch(self, port, token, log) -> Process:
+        if self.launcher is not None:
+            return self.launcher.start(("127.0.0.1", port), token, log)
+        # Natively on Windows: this Python runs the worker.
+        console_path = log.with_suffix(".console")
+        console = open(console_path, "wb")
+        popen = subprocess.Popen([sys.executable, str(WORKER), "--connect", f"127.0.0.1:{port}", "--token", token,
+                                  *self._worker_args(), "--log", str(log)],
+                                 env=dict(os.environ, DMLC_WORKER_TOKEN=token), stdin=subprocess.DEVNULL,
+                                 stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
+        console.close()
+        return Process(popen, token, [log, console_path], lambda: [popen.pid])
 
     def _start(self):
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
-        token = self.token = secrets.token_hex(8)
+        token = secrets.token_hex(8)
         self.workers_started += 1
         self.log_path = self.workdir / f"worker{self.workers_started}.log"
-        command, env = self._command(port, token, self.log_path)
-        self.console = open(self.workdir / f"worker{self.workers_started}.console", "wb")
         started = time.perf_counter()
-        self.process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=self.console,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.worker = self._launch(port, token, self.log_path)
+        self.process = self.worker.popen
         listener.settimeout(1.0)
         deadline = time.monotonic() + HELLO_TIMEOUT
         try:
@@ -277,15 +225,8 @@ class DmlDirectBackend(Backend):
             except subprocess.TimeoutExpired:
                 pass
             if self.process.poll() is None:
-                # `script` runs Wine in a session of its own: end the worker by its ids (the Windows
-                # python.exe carries our token and worker.py; never wineserver or Wine's services).
-                for pid in [*_processes_with(self.token, "dmldirect"), self.process.pid]:
-                    try:
-                        os.kill(pid, 9)
-                    except OSError:
-                        pass
-                self.process.wait(10)
-            self.process = None
+                self.worker.kill()  # by its ids: `script` runs Wine in a session of its own
+            self.process = self.worker = None
         self._compiled_before += int(self._last_stats.get("operators_compiled") or 0)
         self._last_stats = {}
 
@@ -329,8 +270,9 @@ class DmlDirectBackend(Backend):
                 "worker_timings": dict(hello.get("timings") or {},
                                        worker_start_s=hello.get("worker_start_seconds"))}
         if self.lane:
-            meta["lane"] = {k: self.lane.get(k) for k in ("home", "wine", "wine_package", "mesa_vulkan_drivers",
-                                                          "vulkan_device", "vulkan_driver")}
+            meta["lane"] = {k: self.lane.marker.get(k) for k in ("home", "wine", "wine_package",
+                                                                 "mesa_vulkan_drivers", "vulkan_device",
+                                                                 "vulkan_driver")}
         return meta
 
     def run(self, case, x):
@@ -423,26 +365,10 @@ class DmlDirectBackend(Backend):
                   f"compiled, {stats.get('submissions')} submission(s), {stats.get('dispatches')} dispatch(es), "
                   f"{stats.get('refusals')} refused description(s), {len(stats.get('device_losses') or [])} "
                   f"device loss(es), {len(self.crashes)} worker death(s)", file=sys.stderr)
-        if self.xvfb is not None:
-            self.xvfb.close()
-            self.xvfb = None
+        if self.launcher is not None:
+            self.launcher.close()
+            self.launcher = None
         shutil.rmtree(self.workdir, ignore_errors=True)
-
-
-def _processes_with(token: str, marker: str) -> list:
-    """Unix pids whose environment has our worker token and whose command line names marker."""
-    found = []
-    needle = f"DMLC_WORKER_TOKEN={token}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0") and marker.encode() in (
-                    entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 def factory(name, options):
