@@ -182,7 +182,7 @@ def _settings(options: dict) -> tuple:
 
 def webgpu(name, options):
     """Entry point of dml_conformance.backends: (name, options) -> Backend."""
-    from conformance.backends.dml_wine import NativeLauncher, SocketChannel, WorkerBackend
+    from conformance.backends.dml_wine import NativeLauncher, WorkerBackend, _socket_factory
 
     folder, version = installed()
     settings, provider_options = _settings(options)
@@ -197,9 +197,6 @@ def webgpu(name, options):
         raise BackendUnavailable("webgpu: the Vulkan loader offers no device (install mesa-vulkan-drivers for "
                                  "lavapipe, or name a driver with --provider-option vk_icd=PATH)")
     launcher = NativeLauncher(env=env)
-
-    def factory(logdir, generation):
-        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation)
 
     class WebGpuBackend(WorkerBackend):
         def metadata(self) -> dict:
@@ -217,7 +214,7 @@ def webgpu(name, options):
             return meta
 
     config = {"session.disable_cpu_ep_fallback": "1"}
-    return WebGpuBackend(name, PROVIDER, provider_options, config, factory, settings,
+    return WebGpuBackend(name, PROVIDER, provider_options, config, _socket_factory(launcher, settings), settings,
                          {"transport": "native subprocess", "pythonpath_first": str(folder)})
 
 
