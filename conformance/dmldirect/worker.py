@@ -4,16 +4,15 @@
         [--adapter N] [--min-feature-level 1_0] [--dll PATH] [--heap-descriptors 4096] [--debug-layer]
     python.exe .../worker.py --self-check OUT.json [--adapter N] ...   (no socket: one FLOAT16 CELU, JSON out)
 
-The frames (conformance.worker.protocol) and the serve loop (conformance.worker.server.serve) are
-the dml-wine worker's own; only the engine differs (conformance.dmldirect.service.Engine instead of
-ONNX Runtime sessions). Run by path: the embeddable Python's ._pth keeps the script's folder off
+The frames (conformance.worker.protocol), the connection, the hello and the serve loop
+(conformance.worker.server.connect_and_serve) are the dml-wine worker's own; only the engine
+differs (conformance.dmldirect.service.Engine instead of ONNX Runtime sessions). Run by path: the embeddable Python's ._pth keeps the script's folder off
 sys.path, so the repository root (two folders up) is put there first. Under Wine, stdout is a
 pseudo-terminal nobody reads: replies go over the socket, diagnostics to --log.
 """
 import argparse
 import json
 import os
-import socket
 import sys
 import traceback
 
@@ -22,20 +21,19 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
+from conformance.worker.server import add_worker_arguments, connect_and_serve, open_log  # noqa: E402
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="dml-direct-worker")
-    parser.add_argument("--connect", help="HOST:PORT of the harness")
-    parser.add_argument("--token", default="")
-    parser.add_argument("--log")
+    add_worker_arguments(parser)
     parser.add_argument("--adapter", default="0", help="DXGI adapter index, or 'default' (D3D12's own choice)")
     parser.add_argument("--min-feature-level", default="1_0")
     parser.add_argument("--dll", help="DirectML.dll (default: the one in the onnxruntime-directml wheel)")
     parser.add_argument("--heap-descriptors", type=int, default=4096)
     parser.add_argument("--debug-layer", action="store_true", help="DML_CREATE_DEVICE_FLAG_DEBUG")
-    parser.add_argument("--self-check", metavar="OUT_JSON")
     args = parser.parse_args(argv)
-    log = _open_log(args.log)
+    log = open_log(args.log)
 
     def note(message):
         print(message, file=log, flush=True)
@@ -46,24 +44,15 @@ def main(argv=None) -> int:
         return _self_check(args.self_check, options)
     if not args.connect:
         parser.error("--connect or --self-check is required")
-    from conformance.worker import protocol
-    from conformance.worker.server import serve
-    host, _, port = args.connect.rpartition(":")
-    sock = socket.create_connection((host, int(port)), timeout=60)
-    sock.settimeout(None)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
+
+    def make_engine():
         from conformance.dmldirect.service import Engine
         engine = Engine(**options)
-        hello = engine.hello()
-    except BaseException as error:
-        protocol.send(sock, {"op": "hello", "ok": False, "token": args.token, "kind": "dml-direct",
-                             "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()})
-        return 2
-    protocol.send(sock, dict(hello, ok=True, token=args.token))
-    note(f"dml-direct worker ready: {hello['directml_dll']} ({hello.get('directml_dll_version')}), "
-         f"feature level {hello['feature_level_max']}, adapter {hello.get('adapter')}")
-    return serve(sock, engine, log)
+        return engine, engine.hello()
+
+    return connect_and_serve(args, make_engine, log, kind="dml-direct", ready=lambda hello: (
+        f"dml-direct worker ready: {hello['directml_dll']} ({hello.get('directml_dll_version')}), "
+        f"feature level {hello['feature_level_max']}, adapter {hello.get('adapter')}"))
 
 
 def _self_check(path, options) -> int:
@@ -95,16 +84,6 @@ def _self_check(path, options) -> int:
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=1, default=str)
     return 0 if result["ok"] else 1
-
-
-def _open_log(path):
-    if not path:
-        return sys.stderr
-    import faulthandler
-    log = open(path, "a", buffering=1, encoding="utf-8", errors="replace")
-    sys.stdout = sys.stderr = log
-    faulthandler.enable(log)
-    return log
 
 
 if __name__ == "__main__":

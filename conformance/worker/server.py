@@ -24,33 +24,53 @@ GARBAGE = b"\x00\xffthis is not a frame\r\n" * 4
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="dmlc-worker")
-    parser.add_argument("--connect", help="HOST:PORT of the harness")
-    parser.add_argument("--token", default="", help="echoed in the hello, so the harness knows its worker")
-    parser.add_argument("--log", help="diagnostics file (stdout and stderr go there too)")
+    add_worker_arguments(parser)
     parser.add_argument("--no-device-probe", action="store_true", help="skip the DXGI/D3D12 queries")
-    parser.add_argument("--self-check", metavar="OUT_JSON", help="check the provider and exit")
     parser.add_argument("--provider", default="DmlExecutionProvider")
     args = parser.parse_args(argv)
-    log = _open_log(args.log)
+    log = open_log(args.log)
     if args.self_check:
         return _self_check(args, log)
     if not args.connect:
         parser.error("--connect or --self-check is required")
+
+    def make_engine():
+        from .engine import Engine
+        engine = Engine()
+        return engine, engine.hello(probe_device=not args.no_device_probe)
+
+    return connect_and_serve(args, make_engine, log, ready=lambda hello: (
+        f"worker ready: onnxruntime {hello['onnxruntime']}, DirectML.dll {hello.get('directml_dll')}"))
+
+
+def add_worker_arguments(parser):
+    """The arguments every worker entry point takes: --connect, --token, --log, --self-check."""
+    parser.add_argument("--connect", help="HOST:PORT of the harness")
+    parser.add_argument("--token", default="", help="echoed in the hello, so the harness knows its worker")
+    parser.add_argument("--log", help="diagnostics file (stdout and stderr go there too)")
+    parser.add_argument("--self-check", metavar="OUT_JSON", help="check the engine and exit")
+
+
+def connect_and_serve(args, make_engine, log, kind=None, ready=None) -> int:
+    """A worker's life once its arguments are read: connect back to the harness (args.connect,
+    loopback TCP, TCP_NODELAY), make the engine (make_engine() -> (engine, hello)), say hello
+    with args.token, or say why there is no engine (kind, where given, names the worker in that
+    answer) and exit with 2; then serve until told to exit or the harness goes away.
+    ready(hello) -> the line logged once the hello is sent."""
     host, _, port = args.connect.rpartition(":")
     sock = socket.create_connection((host, int(port)), timeout=60)
     sock.settimeout(None)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
-        from .engine import Engine
-        engine = Engine()
-        hello = engine.hello(probe_device=not args.no_device_probe)
+        engine, hello = make_engine()
     except BaseException as error:
-        protocol.send(sock, {"op": "hello", "ok": False, "token": args.token,
-                             "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()})
+        failure = {"op": "hello", "ok": False, "token": args.token, **({"kind": kind} if kind else {})}
+        protocol.send(sock, dict(failure, error=f"{type(error).__name__}: {error}",
+                                 traceback=traceback.format_exc()))
         return 2
     protocol.send(sock, dict(hello, ok=True, token=args.token))
-    print(f"worker ready: onnxruntime {hello['onnxruntime']}, DirectML.dll {hello.get('directml_dll')}",
-          file=log, flush=True)
+    if ready is not None:
+        print(ready(hello), file=log, flush=True)
     return serve(sock, engine, log)
 
 
@@ -96,7 +116,9 @@ def _self_check(args, log) -> int:
     return 0 if result.get("ok") else 1
 
 
-def _open_log(path):
+def open_log(path):
+    """The worker's diagnostics file (stdout, stderr and faulthandler's reports go there), or
+    stderr without one."""
     if not path:
         return sys.stderr
     log = open(path, "a", buffering=1, encoding="utf-8", errors="replace")
