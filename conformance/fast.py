@@ -479,6 +479,20 @@ class Verifier:
         parts = []
         totals = [0, 0, 0]  # good elements, their max distance and max fractional error (bits)
         bad_pieces = []  # (positions in x, x, expected, actual, reference) of the bad elements
+
+        def keep(begin, xs, actual_s, stats, bad_values):
+            """A compiled loop's verdict on a chunk, stats = (bad, max distance, fractional bits): the
+            good elements into the totals, the bad ones (bad_values(where) -> their expected and
+            reference values) kept for the full analysis."""
+            bad, max_distance, fraction_bits = stats
+            totals[0] += xs.size - bad
+            totals[1] = max(totals[1], max_distance)
+            totals[2] = max(totals[2], fraction_bits)
+            if bad:
+                where = positions[:bad].copy()
+                bad_expected, bad_reference = bad_values(where)
+                bad_pieces.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
+
         with np.errstate(all="ignore"):
             for begin in range(start, stop, self.chunk):
                 end = min(begin + self.chunk, stop)
@@ -486,32 +500,18 @@ class Verifier:
                 expected = None
                 if table is not None and kernel is not None:
                     codes = xs.view(np.uint16)
-                    bad, max_distance, fraction_bits = kernel.float16_table_stats(
+                    keep(begin, xs, actual_s, kernel.float16_table_stats(
                         codes, actual_s.view(np.uint16), table.reference, table.expected_bits, table.DECODE,
-                        case.tolerance, histogram, scratch, positions)
-                    totals[0] += end - begin - bad
-                    totals[1] = max(totals[1], max_distance)
-                    totals[2] = max(totals[2], fraction_bits)
-                    if bad:
-                        where = positions[:bad].copy()
-                        bad_codes = codes[where]
-                        bad_pieces.append((where + begin, xs[where], table.expected[bad_codes],
-                                           actual_s[where], table.reference[bad_codes]))
+                        case.tolerance, histogram, scratch, positions),
+                         lambda where: (table.expected[codes[where]], table.reference[codes[where]]))
                     continue
                 if plan is not None:
                     formula, p0, p1, prepare = plan
                     reference = prepare(xs, buffer[:end - begin])
-                    bad, max_distance, fraction_bits = kernel.float32_stats[formula](
+                    keep(begin, xs, actual_s, kernel.float32_stats[formula](
                         xs, reference, p0, p1, actual_s, actual_s.view(bits), case.tolerance,
-                        histogram, scratch, positions)
-                    totals[0] += end - begin - bad
-                    totals[1] = max(totals[1], max_distance)
-                    totals[2] = max(totals[2], fraction_bits)
-                    if bad:
-                        where = positions[:bad].copy()
-                        bad_reference = reference[where]
-                        bad_pieces.append((where + begin, xs[where], bad_reference.astype(dtype), actual_s[where],
-                                           bad_reference))
+                        histogram, scratch, positions),
+                         lambda where: (reference[where].astype(dtype), reference[where]))
                     continue
                 if table is not None:
                     codes = xs.view(np.uint16)
@@ -535,17 +535,10 @@ class Verifier:
                     continue
                 if expected is None:
                     expected = reference.astype(dtype)
-                bad, max_distance, fraction_bits = kernel.float_stats(
+                keep(begin, xs, actual_s, kernel.float_stats(
                     expected.view(bits), actual_s.view(bits), actual_s.astype(np.float32), reference,
-                    case.tolerance, mask, inf, digits, low, histogram, scratch, positions)
-                totals[0] += end - begin - bad
-                totals[1] = max(totals[1], max_distance)
-                totals[2] = max(totals[2], fraction_bits)
-                if bad:
-                    where = positions[:bad].copy()
-                    bad_reference = reference[where]
-                    bad_expected = expected[where] if expected is not None else bad_reference.astype(dtype)
-                    bad_pieces.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
+                    case.tolerance, mask, inf, digits, low, histogram, scratch, positions),
+                     lambda where: (expected[where], reference[where]))
             if bad_pieces:
                 # The full analysis (flushing, NaN, worst elements), once, for the bad elements only.
                 where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
