@@ -121,26 +121,24 @@ class WineLauncher(wine_lane.WineLauncher):
         return workdir / "dmlc_worker" / "__main__.py"
 
 
-def _resident(pid) -> int | None:
+def _proc_bytes(path, key) -> int | None:
+    """The "key: N kB" line of a /proc file, in bytes (None where there is none)."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+        with open(path, encoding="ascii", errors="replace") as handle:
             for line in handle:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+def _resident(pid) -> int | None:
+    return _proc_bytes(f"/proc/{pid}/status", "VmRSS")
 
 
 def available_memory() -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+    return _proc_bytes("/proc/meminfo", "MemAvailable")
 
 
 class SocketChannel:
