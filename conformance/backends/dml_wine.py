@@ -103,8 +103,10 @@ class NativeLauncher(Launcher):
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
                                                           env.get("PYTHONPATH")]))
         console = open(log_path.with_suffix(".console"), "ab")
+        # Windows' Popen has neither process sessions nor preexec_fn.
+        posix = {} if os.name == "nt" else dict(start_new_session=True, preexec_fn=die_with_parent)
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
-                                   env=env, start_new_session=True, preexec_fn=die_with_parent)
+                                   env=env, **posix)
         console.close()
         return Process(process, token, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
 
