@@ -66,6 +66,11 @@ def _read(path):
     header, records, footer = read_results(path)
     if not header and not records:
         raise ValueError(f"{path}: not a results file (no header, no cases)")
+    if footer is None:
+        unfinished = header.get("unfinished", [])
+        print(f"warning: {path} has no footer: the run stopped early"
+              + (f", while the backend ran {len(unfinished)} case(s), the first {unfinished[0]}"
+                 if unfinished else ""), file=sys.stderr)
     return header, records, footer
 
 

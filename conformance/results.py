@@ -37,8 +37,12 @@ def _default(value):
 
 
 def read_results(path):
-    """-> (header, cases, footer or None). A truncated last line (a crash mid-write) is skipped."""
+    """-> (header, cases, footer or None). A truncated last line (a crash mid-write) is skipped.
+
+    A run that never wrote its footer (the process died) gets header["unfinished"]: the ids
+    that were in flight in the backend and have no record."""
     header, cases, footer = {}, [], None
+    in_flight = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
@@ -52,6 +56,13 @@ def read_results(path):
                 header = record
             elif kind == "footer":
                 footer = record
+            elif kind == "in-flight":
+                in_flight = record.get("ids", [])
             else:
                 cases.append(record)
+    if footer is None and in_flight:
+        done = {case.get("id") for case in cases}
+        unfinished = [case_id for case_id in in_flight if case_id not in done]
+        if unfinished:
+            header = {**header, "unfinished": unfinished}
     return header, cases, footer

@@ -110,6 +110,7 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
     try:
         for batch in _batches(cases):
             if generators.streamed(batch[0].generator):
+                writer.write({"type": "in-flight", "ids": [batch[0].id]})
                 try:
                     record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures)
                 except Exception as error:  # a harness bug must not lose the run
@@ -119,6 +120,8 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
                 _emit(record, writer, summary, progress)
                 continue
             inputs = [case.make_input() for case in batch]
+            # Should the process die in the backend, the results file names the cases it was running.
+            writer.write({"type": "in-flight", "ids": [case.id for case in batch]})
             began = time.perf_counter()
             outcomes = backend.run_many(list(zip(batch, inputs)))
             each = (time.perf_counter() - began) / max(len(batch), 1)

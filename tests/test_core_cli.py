@@ -107,6 +107,10 @@ def test_results_already_written_survive_a_backend_that_kills_the_process(tmp_pa
     header, records, footer = read_results(results)
     assert header["backend"] == "python:faults:die_at_clip" and footer is None
     assert len(records) > 100 and {r["op"] for r in records} == {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU"}
+    first_clip = conformance("list", "-k", "ELEMENT_WISE_CLIP").stdout.split()[0]
+    assert first_clip in header["unfinished"] and len(header["unfinished"]) <= 64
+    report = conformance("report", results)
+    assert "stopped early, while the backend ran" in report.stderr and "ACTIVATION_CELU" in report.stdout
 
 
 def test_specs_prints_every_feature_level_table_of_clip():
