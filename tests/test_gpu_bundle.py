@@ -121,3 +121,15 @@ def test_sweep_cases_cover_every_float32_pattern_once():
     ranges = sorted((bit_range(c.generator).start, bit_range(c.generator).stop) for c in cases)
     assert ranges[0][0] == 0 and ranges[-1][1] == 1 << 32
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+
+
+def test_float16_sweeps_are_in_sync_with_the_default_cases():
+    done = subprocess.run([sys.executable, str(GPU / "make_f16_sweeps.py"), "--check"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    from conformance.caseload import load_paths
+    cases = load_paths([str(ROOT / "sweeps" / "float16_every_parameter_set")], 0)
+    assert {c.dtype for c in cases} == {"float16"} and all(c.elements == 65536 for c in cases)
+    assert all(c.generator == {"kind": "exhaustive_float16"} for c in cases)
+    default = {(c.op, repr(sorted(c.params.items()))) for c in load_paths() if c.dtype == "float16"}
+    assert {(c.op, repr(sorted(c.params.items()))) for c in cases} == default

@@ -29,7 +29,7 @@ def sweep_cases(write_case_file, generator="{kind: exhaustive_float32, step: 122
 
 
 def test_the_shipped_sweep_has_every_float32_and_loads_at_once():
-    cases = load_paths([SWEEPS])
+    cases = load_paths([SWEEPS + "/activation_celu_float32.yaml"])
     assert [c.elements for c in cases] == [1 << 32]
     assert cases[0].id == "ACTIVATION_CELU/float32/rank1/Alpha=1/exhaustive_float32"
     assert not any(inputs.streamed(c.generator) for c in load_paths())  # not in the default run
