@@ -34,7 +34,11 @@ ROOTFS=$CACHE/rootfs
 CARRY=$BUNDLE/carry
 LOGS=$CACHE/logs
 SUITE=bookworm
-CHUNK_MIB=${CHUNK_MIB:-56}
+# Each call carries the working tree too (tracked and untracked, not ignored): the chunks leave room
+# for it (64 MiB a call, 4 MiB to spare), so a grown tree (results in docs/) gives smaller chunks.
+WORKTREE_MIB=$(cd "$ROOT" && git ls-files -co --exclude-standard -z 2>/dev/null | xargs -0 stat -c %s 2>/dev/null \
+               | awk '{s += $1} END {print int(s / 1048576) + 1}')
+CHUNK_MIB=${CHUNK_MIB:-$(( 60 - ${WORKTREE_MIB:-4} ))}
 ZSTD_LEVEL=${ZSTD_LEVEL:-19}
 # The root: what Wine 8 needs to run a Windows program with Vulkan (vkd3d comes with libwine), and
 # what checks the device. Installed with --no-install-recommends.
@@ -66,10 +70,23 @@ fi
 
 plan() {
     [ -f "$CARRY/manifest.json" ] || fail "no bundle in $CARRY (run without --plan first)"
-    python3 - "$CARRY/manifest.json" <<'EOF'
-import json, sys
+    python3 - "$CARRY/manifest.json" "$ROOT" <<'EOF'
+import json, os, subprocess, sys
 m = json.load(open(sys.argv[1]))
 calls = m["calls"]
+root, carry = sys.argv[2], os.path.dirname(sys.argv[1])
+listed = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True).stdout
+work = sum(os.path.getsize(os.path.join(root, f)) for f in listed.decode().split("\0") if f and os.path.isfile(os.path.join(root, f)))
+size = lambda d: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
+tree = size(os.path.join(carry, "tree"))
+over = []
+for i, call in enumerate(calls):
+    total = work + size(os.path.join(carry, os.path.basename(call))) + (tree if i == len(calls) - 1 else 0)
+    if total > 64 * 2**20:
+        over.append(f"{call}: {total / 2**20:.1f} MiB with the working tree ({work / 2**20:.1f} MiB)")
+if over:
+    sys.exit("build-bundle: over the 64 MiB a call carries; rebuild (smaller chunks follow the tree):\n  "
+             + "\n  ".join(over))
 print(f"bundle {m['payload_sha256'][:12]}: {m['payload_bytes'] / 2**20:.0f} MiB payload in {len(calls)} calls; "
       "make them back to back (files outside the work tree survive only while the machine stays warm):")
 for i, call in enumerate(calls):
@@ -88,7 +105,9 @@ snapshot() {
     # with the last chunk and with every run call (scripts/gpu/device.sh uses it when present).
     local tree=$CARRY/tree
     rm -rf "$tree"; mkdir -p "$tree"
-    (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$tree" 2>/dev/null) || true
+    # docs/ stays behind (results and reports: megabytes the runs do not read; the working tree
+    # brings them anyway).
+    (cd "$ROOT" && git ls-files -co --exclude-standard -z -- . ':!docs' | xargs -0 cp --parents -t "$tree" 2>/dev/null) || true
     python3 - "$ROOT" "$tree" <<'EOF'
 import json, subprocess, sys, time
 root, tree = sys.argv[1:]
