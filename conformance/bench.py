@@ -231,8 +231,9 @@ def sweep(exponent: int, jobs: int) -> dict:
     for line in error.splitlines():
         if line.startswith("VmHWM_KB="):
             peak = int(line.split("=", 1)[1]) * 1024
-    record = json.loads(lines[1]) if len(lines) > 1 else {}
-    footer = json.loads(lines[-1]) if lines else {}
+    parsed = [json.loads(line) for line in lines if line.strip()]
+    record = next((r for r in parsed if r.get("type") == "case"), {})
+    footer = next((r for r in parsed if r.get("type") == "footer"), {})
     if process.returncode not in (0, 1) or not record:
         raise RuntimeError(f"sweep 2**{exponent} failed (exit {process.returncode}): {error[-500:]}")
     return {"exponent": exponent, "elements": 1 << exponent, "wall": wall, "run_seconds": footer.get("seconds"),
