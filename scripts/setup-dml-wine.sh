@@ -13,6 +13,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=dml_wine/debian-source.sh
+. "$ROOT/scripts/dml_wine/debian-source.sh"
 LANE_FORMAT=1
 PYEMBED_VERSION=3.13.0
 ORT_VERSION=1.24.4
@@ -138,18 +140,7 @@ else
     export DEBIAN_FRONTEND=noninteractive
     if ! grep -rqs -- "$SUITE-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
         # Reuse the machine's own Debian source (no mirror is named in this project).
-        uri=""
-        if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-            uri=$(awk -v suite="$SUITE" '
-                /^[[:space:]]*$/ { if (u != "" && s) { print u; exit } u = ""; s = 0; next }
-                /^URIs:/ { u = $2 }
-                /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) s = 1 }
-                END { if (u != "" && s) print u }' /etc/apt/sources.list.d/debian.sources | head -n 1)
-        fi
-        if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-            uri=$(awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == suite) { print $(i - 1); exit } }' \
-                /etc/apt/sources.list)
-        fi
+        uri=$(debian_source_uri "$SUITE")
         [ -n "$uri" ] || fail "found no Debian source for $SUITE in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list"
         keyring=/usr/share/keyrings/debian-archive-keyring.gpg
         {

@@ -28,6 +28,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../dml_wine/debian-source.sh
+. "$ROOT/scripts/dml_wine/debian-source.sh"
 BUNDLE=${GPU_BUNDLE_DIR:-$ROOT/.bundle}
 CACHE=$BUNDLE/cache
 ROOTFS=$CACHE/rootfs
@@ -142,18 +144,8 @@ need zstd zstd
 need strip binutils
 
 debian_uri() {  # the machine's own Debian source for $SUITE (the same rule as setup-dml-wine.sh)
-    local uri=""
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        uri=$(awk -v suite="$SUITE" '
-            /^[[:space:]]*$/ { if (u != "" && s) { print u; exit } u = ""; s = 0; next }
-            /^URIs:/ { u = $2 }
-            /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) s = 1 }
-            END { if (u != "" && s) print u }' /etc/apt/sources.list.d/debian.sources | head -n 1)
-    fi
-    if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-        uri=$(awk -v suite="$SUITE" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i == suite) { print $(i - 1); exit } }' \
-            /etc/apt/sources.list)
-    fi
+    local uri
+    uri=$(debian_source_uri "$SUITE")
     [ -n "$uri" ] || fail "found no Debian source for $SUITE on this machine"
     echo "$uri"
 }
