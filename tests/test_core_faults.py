@@ -139,3 +139,13 @@ def test_inputs_are_reproducible_from_the_case_seed():
     other_seed = [c for c in load_paths([SHIPPED_CASES / "activation_celu.yaml"], global_seed=1)
                   if c.id == first.id][0]
     assert not np.array_equal(first.make_input(), other_seed.make_input())
+
+
+def test_a_closed_backend_leaves_no_profile_files_behind():
+    import os
+    backend = OrtBackend("azure", "AzureExecutionProvider", disable_cpu_fallback=False)  # profiled
+    run(backend, cases(CELU_F32))
+    folder = backend._profile_dir
+    assert folder and os.path.isdir(folder)
+    backend.close()
+    assert not os.path.exists(folder)

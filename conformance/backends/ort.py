@@ -13,7 +13,9 @@ import json
 import os
 import platform
 import re
+import shutil
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -58,10 +60,24 @@ class OrtBackend(Backend):
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "
                                      f"(it has {', '.join(available)})")
         self._sessions = {}  # key -> (session, failure Outcome or None)
-        self._profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
+        self._profile_dir = None  # made on the first profiled session, removed by close() or at exit
         self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
         self._plan = {}  # node key -> (graph number, node index) in a shared graph
         self._graphs = []  # [{"nodes": [OnnxNode], "dtype": str, "session", "failed", "placement"}]
+
+    def _profiles(self) -> str:
+        if self._profile_dir is None:
+            self._profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._profile_dir, True)
+        return self._profile_dir
+
+    def close(self):
+        self._sessions.clear()
+        for graph in self._graphs:
+            graph["session"] = None
+        if self._profile_dir is not None:
+            self._cleanup()
+            self._profile_dir = None
 
     def metadata(self) -> dict:
         return {"backend": self.name, "provider": self.provider, "provider_options": self.options,
@@ -237,7 +253,7 @@ class OrtBackend(Backend):
             options.add_session_config_entry(key, str(value))
         if self.check_placement and not self._cpu_only:
             options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self._profile_dir, f"s{self.sessions_created}")
+            options.profile_file_prefix = os.path.join(self._profiles(), f"s{self.sessions_created}")
         return options
 
     # -- one case, one single-node session per parameter set ------------------------------------
