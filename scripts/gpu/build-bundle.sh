@@ -38,8 +38,8 @@ LOGS=$CACHE/logs
 SUITE=bookworm
 # Each call carries the working tree too (tracked and untracked, not ignored): the chunks leave room
 # for it (64 MiB a call, 4 MiB to spare), so a grown tree (results in docs/) gives smaller chunks.
-WORKTREE_MIB=$(cd "$ROOT" && git ls-files -co --exclude-standard -z 2>/dev/null | xargs -0 stat -c %s 2>/dev/null \
-               | awk '{s += $1} END {print int(s / 1048576) + 1}')
+WORKTREE_MIB=$(cd "$ROOT" && { git ls-files -co --exclude-standard -z 2>/dev/null || true; } \
+               | { xargs -0 -r stat -c %s 2>/dev/null || true; } | awk '{s += $1} END {print int(s / 1048576) + 1}')
 CHUNK_MIB=${CHUNK_MIB:-$(( 60 - ${WORKTREE_MIB:-4} ))}
 ZSTD_LEVEL=${ZSTD_LEVEL:-19}
 # The root: what Wine 8 needs to run a Windows program with Vulkan (vkd3d comes with libwine), and
@@ -77,7 +77,10 @@ import json, os, subprocess, sys
 m = json.load(open(sys.argv[1]))
 calls = m["calls"]
 root, carry = sys.argv[2], os.path.dirname(sys.argv[1])
-listed = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True).stdout
+try:
+    listed = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True).stdout
+except OSError:  # no git: a tree that is not a checkout carries nothing of its own
+    listed = b""
 work = sum(os.path.getsize(os.path.join(root, f)) for f in listed.decode().split("\0") if f and os.path.isfile(os.path.join(root, f)))
 size = lambda d: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
 tree = size(os.path.join(carry, "tree"))
