@@ -1,4 +1,4 @@
-"""The acceleration layer: the same verdicts as runner.expected_for + compare.compare, sooner.
+"""The acceleration layer: the same verdicts as expected.expected_for + compare.compare, sooner.
 
 The oracle stays oracle/<op>.py, in float64, rounded once; this layer decides
 *how* it is evaluated and how the comparison is summarised
@@ -33,6 +33,7 @@ import numpy as np
 import oracle
 from conformance import fast_kernels
 from conformance.compare import _POWERS_OF_TWO, WORST_SHOWN, Comparison, compare
+from conformance.expected import expected_and_reference, zero_results
 from conformance.ulp import fractional_ulp_error, ulp_distance
 from oracle.rounding import cast_bound_to_tensor_type, float_param
 
@@ -196,7 +197,7 @@ class Verifier:
     """Judges device outputs against the oracle; `jobs` threads share large tensors.
 
     check(case, x, actual) -> Comparison, identical to
-    compare(x, *runner.expected_for(case, x), ...) as runner.judge calls it.
+    compare(x, *expected.expected_for(case, x), ...) as runner.judge calls it.
     """
 
     def __init__(self, jobs: int = 1, chunk: int = CHUNK, accelerate: bool = True, kernel: str = "auto",
@@ -228,7 +229,7 @@ class Verifier:
     def __exit__(self, *exc):
         self.close()
 
-    # -- what runner.expected_for gives, memoised where it can be ----------------------------
+    # -- what expected.expected_for gives, memoised where it can be ----------------------------
 
     def _key(self, case):
         """What the oracle's answer depends on: operator, type, NaN rule, parameters (memoised per
@@ -240,11 +241,10 @@ class Verifier:
         return entry[1]
 
     def zeros(self, case):
-        """(f(+0), f(-0)) in the target type, as runner.expected_for computes them."""
+        """(f(+0), f(-0)) in the target type, as expected.expected_for computes them."""
         key = self._key(case)
         if key not in self._zeros:
-            signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
-            self._zeros[key] = tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **case.oracle_params()))
+            self._zeros[key] = zero_results(case)
         return self._zeros[key]
 
     def _reference_function(self, case):
@@ -414,16 +414,13 @@ class Verifier:
                     tally.add_fast(good, max_distance, fraction, histogram)
                     return tally.result()
         return compare(x, expected, actual, case.tolerance, case.flush_allowed,
-                       self.zeros(case) if is_float else None, reference if is_float else None)
+                       self.zeros(case), reference if is_float else None)
 
     def _plain(self, case, x, actual) -> Comparison:
-        """The unaccelerated path, exactly runner.expected_for + compare."""
-        params = case.oracle_params()
-        reference = oracle.reference(case.op, x, case.dtype, **params)
-        expected = oracle.round_to(reference, case.dtype)
+        """The unaccelerated path, exactly expected.expected_for + compare."""
+        expected, reference = expected_and_reference(case, x)
         is_float = np.dtype(case.dtype).kind == "f"
-        zeros = self.zeros(case) if is_float else None
-        return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
+        return compare(x, expected, actual, case.tolerance, case.flush_allowed, self.zeros(case),
                        reference if is_float else None)
 
     def add_chunk(self, tally: Tally, case, x, actual, offset: int):

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-import oracle
 from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import Outcome
 from conformance.compare import compare, describe
+from conformance.expected import expected_for
 
 BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
@@ -39,18 +39,6 @@ def run_metadata(backend, feature_level: str, seed: int, argv=None) -> dict:
             "argv": list(argv if argv is not None else sys.argv)}
     meta.update(backend.metadata())
     return meta
-
-
-def expected_for(case, x):
-    """(expected in the target type, unrounded reference, (f(+0), f(-0)))."""
-    params = case.oracle_params()
-    reference = oracle.reference(case.op, x, case.dtype, **params)
-    expected = oracle.round_to(reference, case.dtype)
-    zeros = None
-    if np.dtype(case.dtype).kind == "f":
-        signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
-        zeros = tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **params))
-    return expected, reference, zeros
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,24 @@
+"""What the oracle says a case's output must be, in the forms the comparison takes."""
+import numpy as np
+
+import oracle
+
+
+def expected_and_reference(case, x):
+    """(expected in the target type, the unrounded reference)."""
+    reference = oracle.reference(case.op, x, case.dtype, **case.oracle_params())
+    return oracle.round_to(reference, case.dtype), reference
+
+
+def zero_results(case):
+    """(f(+0), f(-0)) in the target type, for a device that flushes subnormal inputs; None for
+    integer types."""
+    if np.dtype(case.dtype).kind != "f":
+        return None
+    signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
+    return tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **case.oracle_params()))
+
+
+def expected_for(case, x):
+    """(expected in the target type, unrounded reference, (f(+0), f(-0)) or None)."""
+    return (*expected_and_reference(case, x), zero_results(case))
