@@ -11,7 +11,7 @@ import jsonschema
 import numpy as np
 import yaml
 
-from conformance import featurelevels, inputs, specs
+from conformance import inputs, specs
 from conformance.case import Case
 from conformance.schema import CASE_FILE
 
@@ -322,4 +322,4 @@ def _fmt(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-__all__ = ["load_paths", "load_file", "discover", "CaseFileError", "SHIPPED_CASES", "featurelevels"]
+__all__ = ["load_paths", "load_file", "discover", "CaseFileError", "SHIPPED_CASES"]

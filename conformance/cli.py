@@ -8,7 +8,7 @@ import json
 import sys
 import time
 
-from conformance import __version__, backends, featurelevels, specs, statuses
+from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.selection import select
 
@@ -256,7 +256,7 @@ def cmd_specs(args) -> int:
               f"DML_FEATURE_LEVEL_{spec.introduced}; in-place: {'yes' if spec.in_place else 'no'}")
         print(f"  constraints: {spec.constraints}")
         print("  parameters: " + "; ".join(f"{p.name} ({p.kind}, default {p.default})" for p in spec.parameters))
-        print(f"  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())
+        print("  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())
               + "; integer types exact")
         print(f"  through ONNX Runtime: {spec.onnx_route}")
         rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]

@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from oracle.rounding import round_to
 
 KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep",
          "exhaustive_float32")
@@ -146,5 +145,5 @@ def _num(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-__all__ = ["KINDS", "STREAMED", "values_for", "fill", "label", "round_to", "streamed", "chunks",
+__all__ = ["KINDS", "STREAMED", "values_for", "fill", "label", "streamed", "chunks",
            "bit_range", "natural_count"]

@@ -1,6 +1,6 @@
 """ONNX models for one operator node, with dynamic shapes so one session serves many cases."""
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 
 IR_VERSION = 8  # readable by every ONNX Runtime this harness supports (1.14 on)
 
@@ -24,4 +24,4 @@ def single_node_model(node, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "tensor_type", "TensorProto"]
+__all__ = ["single_node_model", "tensor_type"]
