@@ -1,3 +1,5 @@
+import numpy as np
+
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable)
 
@@ -7,6 +9,16 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
         raise NotReachable("ONNX's Celu schema allows float32 only: ONNX Runtime rejects "
                            f"a {dtype} Celu model before any provider sees it")
     return OnnxNode("Celu", 12, {"alpha": float(params["Alpha"])})
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Where exp(x / Alpha) overflows or underflows, on both sides of the edge."""
+    alpha = float(np.float32(params["Alpha"]))
+    finfo = np.finfo(dtype)
+    log_max = float(np.log(float(finfo.max)))
+    log_tiny = float(np.log(float(finfo.smallest_subnormal)))
+    return [alpha * log_max * s for s in (0.999, 1.001)] + [alpha * log_tiny * s for s in (0.999, 1.001)] + \
+        [-alpha * 1e-3, alpha * 1e-3]
 
 
 SPEC = OperatorSpec(
@@ -22,20 +34,7 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 18, "float16": 18},
     onnx_route="Celu (opset 12), attribute alpha",
     to_onnx=to_onnx,
+    special_values=special_values,
     source="shared/seeds/003_72d4d9a38b36707d.txt (English), 000_cb2a1fd72f93cd96.txt (Portuguese)",
     notes=("FLOAT16 is not reachable through ONNX Runtime (ONNX Celu is float32 only).",),
 )
-
-
-def _special_values(dtype: str, params: dict) -> list:
-    """Where exp(x / Alpha) overflows or underflows, on both sides of the edge."""
-    import numpy as np
-    alpha = float(np.float32(params["Alpha"]))
-    finfo = np.finfo(dtype)
-    log_max = float(np.log(float(finfo.max)))
-    log_tiny = float(np.log(float(finfo.smallest_subnormal)))
-    return [alpha * log_max * s for s in (0.999, 1.001)] + [alpha * log_tiny * s for s in (0.999, 1.001)] + \
-        [-alpha * 1e-3, alpha * 1e-3]
-
-
-object.__setattr__(SPEC, "special_values", _special_values)

@@ -1,9 +1,21 @@
+import numpy as np
+
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, OnnxNode, OperatorSpec, Parameter,
                                     SupportTable)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     return OnnxNode("Selu", 6, {"alpha": float(params["Alpha"]), "gamma": float(params["Gamma"])})
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Where e^x underflows, and where Gamma * x overflows."""
+    gamma = float(np.float32(params["Gamma"]))
+    finfo = np.finfo(dtype)
+    log_tiny = float(np.log(float(finfo.smallest_subnormal)))
+    edge = float(finfo.max) / abs(gamma) if gamma else float(finfo.max)
+    return [log_tiny * 0.999, log_tiny * 1.001, edge * 0.999, min(edge * 1.001, float(finfo.max)),
+            -1e-3, 1e-3]
 
 
 SPEC = OperatorSpec(
@@ -24,22 +36,9 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 18, "float16": 18},
     onnx_route="Selu (opset 6), attributes alpha and gamma",
     to_onnx=to_onnx,
+    special_values=special_values,
     source="shared/seeds/004_b581b8773bcfb02a.txt (English)",
     notes=("Per-level dimension counts come from DirectML's release history, not the page.",
            "ONNX's Selu defaults (1.67326..., 1.05070...) differ from the page's typical 1.6732, 1.0507."),
 )
 assert SPEC.ranks == ONE_TO_EIGHT
-
-
-def _special_values(dtype: str, params: dict) -> list:
-    """Where e^x underflows, and where Gamma * x overflows."""
-    import numpy as np
-    gamma = float(np.float32(params["Gamma"]))
-    finfo = np.finfo(dtype)
-    log_tiny = float(np.log(float(finfo.smallest_subnormal)))
-    edge = float(finfo.max) / abs(gamma) if gamma else float(finfo.max)
-    return [log_tiny * 0.999, log_tiny * 1.001, edge * 0.999, min(edge * 1.001, float(finfo.max)),
-            -1e-3, 1e-3]
-
-
-object.__setattr__(SPEC, "special_values", _special_values)

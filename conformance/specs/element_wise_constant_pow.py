@@ -11,6 +11,19 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     return OnnxNode("Pow", 15, {}, (np.array(params["Exponent"], dtype=np.float32),))
 
 
+def special_values(dtype: str, params: dict) -> list:
+    """Negative bases (integral and not), and the bases where pow leaves the finite range."""
+    exponent = float(np.float32(params["Exponent"]))
+    finfo = np.finfo(dtype)
+    values = [-1.0, -2.0, -3.0, -0.5, -1.5, -10.0]
+    if exponent != 0:
+        edge = float(finfo.max) ** (1.0 / exponent)
+        values += [edge * 0.999, edge * 1.001, -edge * 0.999, -edge * 1.001]
+        tiny = float(finfo.smallest_subnormal) ** (1.0 / exponent)
+        values += [tiny * 0.999, tiny * 1.001]
+    return [v for v in values if abs(v) <= float(finfo.max)]
+
+
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_CONSTANT_POW",
     struct="DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC",
@@ -27,22 +40,7 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 32, "float16": 2},
     onnx_route="Pow (opset 15) with a one-element float32 initializer as exponent",
     to_onnx=to_onnx,
+    special_values=special_values,
     source="shared/seeds/001_c5bb2d3bfb2ca924.txt (French)",
     notes=("The page gives no default Exponent; 1.0 (identity) is the harness's.",),
 )
-
-
-def _special_values(dtype: str, params: dict) -> list:
-    """Negative bases (integral and not), and the bases where pow leaves the finite range."""
-    exponent = float(np.float32(params["Exponent"]))
-    finfo = np.finfo(dtype)
-    values = [-1.0, -2.0, -3.0, -0.5, -1.5, -10.0]
-    if exponent != 0:
-        edge = float(finfo.max) ** (1.0 / exponent) if exponent > 0 else float(finfo.max) ** (1.0 / exponent)
-        values += [edge * 0.999, edge * 1.001, -edge * 0.999, -edge * 1.001]
-        tiny = float(finfo.smallest_subnormal) ** (1.0 / exponent)
-        values += [tiny * 0.999, tiny * 1.001]
-    return [v for v in values if abs(v) <= float(finfo.max)]
-
-
-object.__setattr__(SPEC, "special_values", _special_values)
