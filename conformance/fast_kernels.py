@@ -73,21 +73,3 @@ def _prefer_wide_vectors():
 
 def loaded() -> bool:
     return _module is not None
-
-
-def warm_up():
-    """Compile (or load from numba's cache) the specialisations the harness uses."""
-    if not AVAILABLE:
-        return
-    kernels = load()
-    for dtype, (bits, mask, inf, digits, low) in FLOAT_LAYOUT.items():
-        values = np.zeros(4, dtype=dtype)
-        kernels.float_stats(values.view(bits), values.view(bits), values.astype(np.float32), np.zeros(4), 0,
-                            mask, inf, digits, low, np.zeros(HISTOGRAM_BINS, np.int64), np.empty(4, np.uint8),
-                            np.empty(4, np.int64))
-    values = np.zeros(4, dtype=np.float32)
-    for stats in kernels.float32_stats.values():
-        stats(values, np.zeros(4), 0.0, 0.0, values, values.view(np.uint32), 0,
-              np.zeros(HISTOGRAM_BINS, np.int64), np.empty(4, np.uint8), np.empty(4, np.int64))
-    kernels.divide(values, 1.0, np.zeros(4))
-    kernels.multiply(values, 1.0, np.zeros(4))
