@@ -259,6 +259,8 @@ fi
 # ---- 5. Vulkan: lavapipe with VK_EXT_descriptor_indexing -----------------------------------------
 step "Vulkan: lavapipe present, VK_EXT_descriptor_indexing advertised"
 [ -n "$LVP_ICD" ] || fail "no lavapipe ICD (lvp_icd*.json) in /usr/share/vulkan/icd.d (mesa-vulkan-drivers)"
+# vulkaninfo probes window-system surfaces and fails without an X server (vulkan-tools 1.3.239).
+start_xvfb
 VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1 \
     || fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
 grep -q "llvmpipe" "$LOGS/vulkaninfo-summary.log" || fail "lavapipe (llvmpipe) is not in vulkaninfo --summary"
