@@ -5,22 +5,39 @@
 op is the DirectML operator name without DML_ and _OPERATOR_DESC; params use
 the DirectML field names; missing ones take the page's typical defaults.
 The keyword nan_rule ("d3d" or "propagate") chooses how min/max treat NaN.
+
+Each operator is a module of this package that names its OPERATOR, its
+DEFAULTS (every field, the page's typical value) and reference(x, dtype,
+nan_rule, **fields); modules are found by those names, there is no list.
+Float inputs reach reference() as float64; integer inputs keep their own type,
+so that an operator on int64 is computed exactly.
 """
+import importlib
+import pkgutil
+
 import numpy as np
 
-from oracle import celu, clip, constant_pow, scaled_elu
 from oracle.rounding import round_to
 
-OPERATORS = {
-    "ACTIVATION_CELU": (celu.activation_celu, celu.DEFAULTS),
-    "ACTIVATION_SCALED_ELU": (scaled_elu.activation_scaled_elu, scaled_elu.DEFAULTS),
-    "ELEMENT_WISE_CLIP": (clip.element_wise_clip, clip.DEFAULTS),
-    "ELEMENT_WISE_CONSTANT_POW": (constant_pow.element_wise_constant_pow, constant_pow.DEFAULTS),
-}
-NEEDS_DTYPE = {"ELEMENT_WISE_CLIP"}
+
+def _discover() -> dict:
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        name = getattr(module, "OPERATOR", None)
+        if name is None:
+            continue
+        if name in found:
+            raise ImportError(f"oracle: {name} is defined by both {found[name].__name__} and {module.__name__}")
+        found[name] = module
+    return found
 
 
-def _normalise(op: str) -> str:
+OPERATORS = _discover()  # DirectML name -> its oracle module
+
+
+def normalise(op: str) -> str:
+    """'DML_ELEMENT_WISE_CLIP_OPERATOR_DESC', 'element_wise_clip' -> 'ELEMENT_WISE_CLIP'."""
     name = op.upper()
     if name.startswith("DML_"):
         name = name[4:]
@@ -34,8 +51,12 @@ def _normalise(op: str) -> str:
     return name
 
 
-def reference(op: str, x: np.ndarray, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
-    """The unrounded result: float64 for float targets, exact integers where possible."""
+def defaults(op: str) -> dict:
+    return dict(OPERATORS[normalise(op)].DEFAULTS)
+
+
+def reference(op: str, x, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
+    """The unrounded result: float64 for float targets, exact integers for integer ones."""
     with np.errstate(all="ignore"):
         return bind(op, dtype, nan_rule=nan_rule, **params)(x)
 
@@ -44,28 +65,25 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
     """reference() with its operator and parameters resolved once: a function of x alone.
 
     The acceleration layer (conformance/fast.py) calls it once per chunk; it
-    runs the same operator function on the same float64 values as reference().
+    runs the same operator function on the same values as reference().
     It does not set numpy's error state: callers that want silence wrap it in
     np.errstate(all="ignore"), as reference() does.
     """
-    name = _normalise(op)
-    function, defaults = OPERATORS[name]
-    unknown = set(params) - set(defaults)
+    module = OPERATORS[normalise(op)]
+    unknown = set(params) - set(module.DEFAULTS)
     if unknown:
-        raise TypeError(f"{name} has no parameter(s) {', '.join(sorted(unknown))}; "
-                        f"it has {', '.join(defaults) or 'none'}")
-    arguments = {**defaults, **params, "nan_rule": nan_rule}
-    keep_integers = name in NEEDS_DTYPE and not params.get("ScaleBias")
-    if name in NEEDS_DTYPE:
-        arguments["dtype"] = str(np.dtype(dtype))
+        raise TypeError(f"{module.OPERATOR} has no parameter(s) {', '.join(sorted(unknown))}; "
+                        f"it has {', '.join(module.DEFAULTS) or 'none'}")
+    fields = {**module.DEFAULTS, **params}
+    dtype = str(np.dtype(dtype))
 
-    def bound(x: np.ndarray) -> np.ndarray:
+    def bound(x) -> np.ndarray:
         x = np.asarray(x)
-        if x.dtype.kind not in "iu" or not keep_integers:
+        if x.dtype.kind not in "iub":
             x = x.astype(np.float64)
-        return function(x, **arguments)
+        return module.reference(x, dtype, nan_rule, **fields)
     return bound
 
 
-def evaluate(op: str, x: np.ndarray, dtype: str, **params) -> np.ndarray:
+def evaluate(op: str, x, dtype: str, **params) -> np.ndarray:
     return round_to(reference(op, x, dtype, **params), str(np.dtype(dtype)))

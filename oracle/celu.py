@@ -4,9 +4,10 @@ import numpy as np
 from oracle.minmax import dml_max, dml_min
 from oracle.rounding import float_param
 
+OPERATOR = "ACTIVATION_CELU"
 DEFAULTS = {"Alpha": 1.0}
 
 
-def activation_celu(x: np.ndarray, Alpha=1.0, nan_rule="d3d") -> np.ndarray:
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Alpha=1.0) -> np.ndarray:
     alpha = float_param(Alpha)
     return dml_max(0.0, x, nan_rule) + dml_min(0.0, alpha * np.expm1(x / alpha), nan_rule)

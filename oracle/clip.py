@@ -10,11 +10,11 @@ from oracle.scale_bias import apply_scale_bias
 
 # The page gives no typical bounds: the defaults clip nothing (float32 lowest and highest).
 FLT_MAX = float(np.finfo(np.float32).max)
+OPERATOR = "ELEMENT_WISE_CLIP"
 DEFAULTS = {"Min": -FLT_MAX, "Max": FLT_MAX, "ScaleBias": None}
 
 
-def element_wise_clip(x: np.ndarray, dtype: str, Min=-FLT_MAX, Max=FLT_MAX, ScaleBias=None,
-                      nan_rule="d3d") -> np.ndarray:
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Min=-FLT_MAX, Max=FLT_MAX, ScaleBias=None) -> np.ndarray:
     low = cast_bound_to_tensor_type(Min, dtype)
     high = cast_bound_to_tensor_type(Max, dtype)
     if x.dtype.kind in "iu" and ScaleBias is None:

@@ -7,11 +7,11 @@ import numpy as np
 from oracle.rounding import float_param
 from oracle.scale_bias import apply_scale_bias
 
+OPERATOR = "ELEMENT_WISE_CONSTANT_POW"
 DEFAULTS = {"Exponent": 1.0, "ScaleBias": None}
 
 
-def element_wise_constant_pow(x: np.ndarray, Exponent=1.0, ScaleBias=None,
-                              nan_rule="d3d") -> np.ndarray:
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Exponent=1.0, ScaleBias=None) -> np.ndarray:
     exponent = float_param(Exponent)
     base = apply_scale_bias(x, ScaleBias)
     result = np.power(base, exponent)

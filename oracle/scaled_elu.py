@@ -3,10 +3,11 @@ import numpy as np
 
 from oracle.rounding import float_param
 
+OPERATOR = "ACTIVATION_SCALED_ELU"
 DEFAULTS = {"Alpha": 1.6732, "Gamma": 1.0507}
 
 
-def activation_scaled_elu(x: np.ndarray, Alpha=1.6732, Gamma=1.0507, nan_rule="d3d") -> np.ndarray:
-    alpha, gamma = float_param(Alpha), float_param(Gamma)
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", **fields) -> np.ndarray:
+    alpha, gamma = float_param(fields["Alpha"]), float_param(fields["Gamma"])
     # Alpha * e^x - Alpha == Alpha * expm1(x), without the cancellation near 0.
     return np.where(x > 0, gamma * x, gamma * (alpha * np.expm1(x)))

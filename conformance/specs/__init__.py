@@ -1,10 +1,23 @@
-"""The registry of operator specs, by DirectML name."""
-from conformance.specs import (activation_celu, activation_scaled_elu, element_wise_clip,
-                               element_wise_constant_pow)
+"""The registry of operator specs, by DirectML name: every module of this package with a SPEC."""
+import importlib
+import pkgutil
+
 from conformance.specs.base import NotReachable, OperatorSpec
 
-SPECS = {module.SPEC.name: module.SPEC for module in
-         (activation_celu, activation_scaled_elu, element_wise_clip, element_wise_constant_pow)}
+
+def _discover() -> dict:
+    found = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if isinstance(spec, OperatorSpec):
+            if spec.name in found:
+                raise ImportError(f"specs: {spec.name} is defined twice (last in {module.__name__})")
+            found[spec.name] = spec
+    return found
+
+
+SPECS = _discover()
 
 
 def get(name: str) -> OperatorSpec:

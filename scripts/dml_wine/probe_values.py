@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     cpu = backends.create("cpu")
     items = []
     for number, (op, dtype, params, values) in enumerate(PROBES):
-        full = {**oracle.OPERATORS[op][1], **params}
+        full = {**oracle.defaults(op), **params}
         x = np.array(values, dtype=np.float64).astype(dtype)
         case = Case(id=f"probe{number}", op=op, dtype=dtype, shape=x.shape, params=full, generator={"kind": "probe"},
                     required_level="1_0", tolerance=0)
