@@ -10,3 +10,10 @@ def apply_scale_bias(x: np.ndarray, scale_bias) -> np.ndarray:
     scale = float_param(scale_bias.get("Scale", 1.0))
     bias = float_param(scale_bias.get("Bias", 0.0))
     return x * scale + bias
+
+
+def after_scale_bias(function):
+    """reference() of an operator f(g(x)) with one float function f and the optional ScaleBias g."""
+    def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
+        return function(apply_scale_bias(x, ScaleBias))
+    return reference

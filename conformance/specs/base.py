@@ -30,6 +30,12 @@ class OnnxNode:
     opset: int
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+    output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+
+
+def same_type(dtype: str) -> str:
+    """The output data type of an operator whose output has its input's data type."""
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class OperatorSpec:
     notes: tuple = ()
     # (dtype, params) -> list of inputs that probe this operator's edges
     special_values: Callable | None = None
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
 
     @property
     def dtypes(self) -> tuple:
@@ -89,3 +97,23 @@ def scale_bias_not_reachable(params: dict):
     if params.get("ScaleBias") is not None:
         raise NotReachable("ScaleBias: ONNX Runtime never fills DML_SCALE_BIAS "
                            "(a Mul+Add graph tests other operators)")
+
+
+def one_node(op_type: str, opset: int, output_type: str | None = None) -> Callable:
+    """to_onnx of an operator that ONNX has as one node without attributes (ScaleBias not reachable)."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        scale_bias_not_reachable(params)
+        return OnnxNode(op_type, opset, output_type=output_type)
+    return to_onnx
+
+
+def no_onnx(reason: str) -> Callable:
+    """to_onnx of an operator that no ONNX node reaches: every case is not reachable, for reason."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        raise NotReachable(reason)
+    return to_onnx
+
+
+def page(struct: str) -> str:
+    """The public address of a DirectML operator description's page."""
+    return f"https://learn.microsoft.com/windows/win32/api/directml/ns-directml-{struct.lower()}"
