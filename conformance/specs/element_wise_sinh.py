@@ -1,0 +1,46 @@
+import numpy as np
+
+from conformance.specs.primitives import X, exp
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, SupportTable, one_node,
+                                    page)
+
+STRUCT = "DML_ELEMENT_WISE_SINH_OPERATOR_DESC"
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Both overflow edges on both sides: where exp(x) overflows (a (exp(x) - exp(-x)) / 2 that
+    overflows early) and where sinh itself does; and small arguments, where exp(x) - exp(-x)
+    cancels."""
+    biggest = float(np.finfo(dtype).max)
+    values = []
+    for edge in (np.log(biggest), np.arcsinh(biggest)):
+        values += [edge * 0.999, edge * 0.9999, edge * 1.0001, edge * 1.001]
+    values += [1e-3, 1e-2, 0.5, 1.0]
+    return values + [-v for v in values]
+
+
+SPEC = OperatorSpec(
+    name="ELEMENT_WISE_SINH",
+    struct=STRUCT,
+    formula="f(x) = sinh(x), x first mapped by ScaleBias if present",
+    summary="The hyperbolic sine of every element.",
+    parameters=(SCALE_BIAS,),
+    introduced="2_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
+            SupportTable("2_0", (4,), FLOATS)),
+    in_place=True,
+    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    tolerance_ulp={"float32": 4, "float16": 2},
+    onnx_route="Sinh (opset 9)",
+    to_onnx=one_node("Sinh", 9),
+    special_values=special_values,
+    d3d=lambda p: (exp(X) - exp(-X)) * 0.5,
+    source=page(STRUCT),
+    notes=("WebNN has no sinh test; the ULP figures are OpenCL's (4 ULP float, 2 ULP half). Vulkan, WGSL "
+           "and the WebGPU CTS inherit sinh's accuracy from (exp(x) - exp(-x)) * 0.5, which is far from "
+           "ULP-accurate near 0.",
+           "d3d: for |x| above about 36 the exactly rounded sinh can lie just outside the interval: "
+           "HLSL's exp(x) = exp2(x * 1.442695f) moves exp's argument by x * 2^-26 relative (the float32 "
+           "log2(e)), more than exp2's 2^-21 covers (x = 85.97: exact 1.0878009e37, interval top "
+           "1.0878006e37). The exactly rounded value itself is always accepted."),
+)
