@@ -1,0 +1,51 @@
+import numpy as np
+
+from conformance.specs.primitives import X, exp, select
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, SupportTable, one_node,
+                                    page)
+
+STRUCT = "DML_ELEMENT_WISE_TANH_OPERATOR_DESC"
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Where tanh rounds to +-1 in the tensor type and either side of it, where exp(2x) overflows
+    (a formula in exp must not give inf / inf there), and small arguments (tanh x = x)."""
+    one = np.array(1.0, dtype)
+    saturation = float(np.arctanh(np.float64(np.nextafter(one, one - 1))))
+    overflow = float(np.log(float(np.finfo(dtype).max))) / 2
+    values = [saturation * 0.99, saturation, saturation * 1.01, overflow * 0.999, overflow * 1.001, 1e-4, 0.5,
+              2.0]
+    return values + [-v for v in values]
+
+
+
+def positive_tanh(y):
+    """tanh(y) for y >= 0 as the ACTIVATION_TANH page writes it, (1 - exp(-2y)) / (1 + exp(-2y)):
+    exp(-2y) stays in (0, 1], so nothing overflows (sinh / cosh gives inf / inf from |x| > 44)."""
+    e = exp(-2.0 * y)
+    return (1.0 - e) / (1.0 + e)
+
+SPEC = OperatorSpec(
+    name="ELEMENT_WISE_TANH",
+    struct=STRUCT,
+    formula="f(x) = tanh(x), x first mapped by ScaleBias if present",
+    summary="The hyperbolic tangent of every element.",
+    parameters=(SCALE_BIAS,),
+    introduced="2_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
+            SupportTable("2_0", (4,), FLOATS)),
+    in_place=True,
+    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    tolerance_ulp={"float32": 5, "float16": 2},
+    onnx_route="Tanh (opset 13), which ONNX Runtime's DirectML EP maps to DML_ACTIVATION_TANH, "
+               "not this operator",
+    to_onnx=one_node("Tanh", 13),
+    special_values=special_values,
+    d3d=lambda p: select(X < 0.0, -positive_tanh(-X), positive_tanh(X)),
+    output_range=lambda params, dtype: (-1.0, 1.0),
+    source=page(STRUCT),
+    notes=("WebNN judges tanh by an absolute error (1/1024 float32, 1/512 float16), which a ULP tolerance "
+           "cannot state; the ULP figures are OpenCL's (5 ULP float, 2 ULP half).",
+           "Through ONNX Runtime the cases exercise DML_ACTIVATION_TANH (as CLIP's reach CLIP1); "
+           "only dml-direct runs ELEMENT_WISE_TANH itself."),
+)
