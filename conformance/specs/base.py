@@ -95,11 +95,17 @@ class OperatorSpec:
 
 
 FLOATS = ("float32", "float16")
+SAME_TYPE_AND_SHAPE = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
 INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
 INTEGERS_64 = ("int64", "uint64")
 ONE_TO_EIGHT = tuple(range(1, 9))
 SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+def float_tables(first_level: str) -> tuple:
+    """The tables of a float-only element-wise page: 1 to 8 dimensions from 3_0, 4 from first_level."""
+    return (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable(first_level, (4,), FLOATS))
 
 
 def scale_bias_not_reachable(params: dict):

@@ -1,5 +1,5 @@
-from conformance.specs.base import (INTEGERS_64, ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec,
-                                    SupportTable, page)
+from conformance.specs.base import (INTEGERS_64, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, NotReachable, OnnxNode,
+                                    OperatorSpec, SupportTable, page)
 
 STRUCT = "DML_ELEMENT_WISE_BIT_NOT_OPERATOR_DESC"
 UNSIGNED_32 = ("uint32", "uint16", "uint8")
@@ -22,7 +22,7 @@ SPEC = OperatorSpec(
     tables=(SupportTable("4_1", ONE_TO_EIGHT, ALL_TYPES),
             SupportTable("3_0", ONE_TO_EIGHT, UNSIGNED_32)),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float64": 0, "float32": 0, "float16": 0},
     onnx_route="BitwiseNot (opset 18) for integer types; float types are not reachable",
     to_onnx=to_onnx,

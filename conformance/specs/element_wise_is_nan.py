@@ -1,4 +1,4 @@
-from conformance.specs.base import FLOATS, ONE_TO_EIGHT, OperatorSpec, SupportTable, one_node, page
+from conformance.specs.base import OperatorSpec, float_tables, one_node, page
 from oracle import element_wise_is_nan
 
 STRUCT = "DML_ELEMENT_WISE_IS_NAN_OPERATOR_DESC"
@@ -10,8 +10,7 @@ SPEC = OperatorSpec(
     summary="For each element, 1 if it is NaN and 0 otherwise, into an integer output tensor.",
     parameters=(),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=False,
     constraints="InputTensor and OutputTensor must have the same DimensionCount and Sizes. "
                 "InputTensor is FLOAT32 or FLOAT16; OutputTensor is UINT32 or UINT8.",

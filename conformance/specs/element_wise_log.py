@@ -1,8 +1,7 @@
 import numpy as np
 
+from conformance.specs.base import SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, one_node, page
 from conformance.specs.primitives import X, log
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, SupportTable, one_node,
-                                    page)
 
 STRUCT = "DML_ELEMENT_WISE_LOG_OPERATOR_DESC"
 
@@ -23,10 +22,9 @@ SPEC = OperatorSpec(
     summary="The natural logarithm of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 3, "float16": 2},
     onnx_route="Log (opset 13)",
     to_onnx=one_node("Log", 13),

@@ -1,4 +1,5 @@
-from conformance.specs.base import ONE_TO_EIGHT, OperatorSpec, SupportTable, no_onnx, page
+from conformance.specs.base import (ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorSpec, SupportTable, no_onnx,
+                                    page)
 
 STRUCT = "DML_ELEMENT_WISE_LOGICAL_NOT_OPERATOR_DESC"
 
@@ -13,7 +14,7 @@ SPEC = OperatorSpec(
             SupportTable("2_0", (4,), ("uint32", "uint8")),
             SupportTable("1_0", (4,), ("uint32",))),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={},
     onnx_route="not reachable: ONNX Not takes and gives bool only",
     to_onnx=no_onnx("ONNX Not is defined on bool tensors only: a UINT8 or UINT32 tensor holding values "

@@ -1,5 +1,6 @@
+from conformance.specs.base import (ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorSpec, SupportTable, one_node,
+                                    page)
 from conformance.specs.primitives import X
-from conformance.specs.base import ONE_TO_EIGHT, OperatorSpec, SupportTable, one_node, page
 
 STRUCT = "DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC"
 
@@ -12,7 +13,7 @@ SPEC = OperatorSpec(
     introduced="5_0",
     tables=(SupportTable("5_0", ONE_TO_EIGHT, ("float32", "float16", "int64", "int32", "int16", "int8")),),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="Neg (opset 13)",
     to_onnx=one_node("Neg", 13),

@@ -1,8 +1,8 @@
 import numpy as np
 
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, NotReachable, OnnxNode, OperatorSpec, Parameter,
+                                    float_tables, page)
 from conformance.specs.primitives import X, is_inf, round_ne, select, trunc
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec, Parameter,
-                                    SupportTable, page)
 from oracle.element_wise_round import MODES
 
 STRUCT = "DML_ELEMENT_WISE_ROUND_OPERATOR_DESC"
@@ -44,10 +44,9 @@ SPEC = OperatorSpec(
                           "A DML_ROUNDING_MODE: HALVES_TO_NEAREST_EVEN (0), TOWARD_ZERO (1) or "
                           "TOWARD_INFINITY (2, halves away from zero). The page gives no typical value."),),
     introduced="2_1",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_1", (4,), FLOATS)),
+    tables=float_tables("2_1"),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="Round (opset 11) for DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN; the other modes are "
                "not reachable",

@@ -1,6 +1,6 @@
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorSpec,
+                                    SupportTable, one_node, page)
 from conformance.specs.primitives import X, select
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, OperatorSpec, SupportTable, one_node,
-                                    page)
 
 STRUCT = "DML_ELEMENT_WISE_SIGN_OPERATOR_DESC"
 ALL_TYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
@@ -17,7 +17,7 @@ SPEC = OperatorSpec(
             SupportTable("2_1", (4,), FLOATS + INTEGERS_32),
             SupportTable("2_0", (4,), FLOATS)),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="Sign (opset 13)",
     to_onnx=one_node("Sign", 13),

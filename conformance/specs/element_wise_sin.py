@@ -1,10 +1,9 @@
-import numpy as np
-
 import math
 
+import numpy as np
+
+from conformance.specs.base import SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, one_node, page
 from conformance.specs.primitives import X, declared, select
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, SupportTable, one_node,
-                                    page)
 
 STRUCT = "DML_ELEMENT_WISE_SIN_OPERATOR_DESC"
 
@@ -38,6 +37,7 @@ def sin(a):
     return trig("sin", np.sin, a)
 
 
+
 def cos(a):
     return trig("cos", np.cos, a)
 
@@ -48,10 +48,9 @@ SPEC = OperatorSpec(
     summary="The trigonometric sine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Sin (opset 7)",
     to_onnx=one_node("Sin", 7),

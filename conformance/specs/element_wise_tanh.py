@@ -1,8 +1,7 @@
 import numpy as np
 
+from conformance.specs.base import SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, one_node, page
 from conformance.specs.primitives import X, exp, select
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, SupportTable, one_node,
-                                    page)
 
 STRUCT = "DML_ELEMENT_WISE_TANH_OPERATOR_DESC"
 
@@ -32,10 +31,9 @@ SPEC = OperatorSpec(
     summary="The hyperbolic tangent of every element.",
     parameters=(SCALE_BIAS,),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 5, "float16": 2},
     onnx_route="Tanh (opset 13), which ONNX Runtime's DirectML EP maps to DML_ACTIVATION_TANH, "
                "not this operator",

@@ -1,8 +1,8 @@
 import numpy as np
 
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS,
+                                    OperatorSpec, Parameter, SupportTable, no_onnx, page)
 from conformance.specs.primitives import X, maximum
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SCALE_BIAS, OperatorSpec, Parameter,
-                                    SupportTable, no_onnx, page)
 from oracle.clip import FLT_MAX
 from oracle.rounding import cast_bound_to_tensor_type
 
@@ -31,7 +31,7 @@ SPEC = OperatorSpec(
             SupportTable("2_1", (4,), FLOATS + INTEGERS_32),
             SupportTable("1_0", (4,), FLOATS)),
     in_place=True,
-    constraints="InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes.",
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="not reachable: ONNX has no threshold (Max and Clip reach ELEMENT_WISE_MAX and CLIP1)",
     to_onnx=no_onnx("ONNX has no threshold operator: Max with a constant reaches DML_ELEMENT_WISE_MAX "
