@@ -267,6 +267,8 @@ def cmd_specs(args) -> int:
         rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
                 for t in spec.tables]
         print(tabulate(rows, headers=["from level", "dimension counts", "data types"]))
+        from conformance.judge.d3d import explain
+        print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")
