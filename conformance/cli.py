@@ -272,6 +272,8 @@ def cmd_specs(args) -> int:
                 row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
             headers.append("output data type")
         print(tabulate(rows, headers=headers))
+        from conformance.judge.d3d import explain
+        print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")

@@ -110,6 +110,8 @@ def rerun_command(record: dict, header: dict, all_ids=()) -> str:
     if level and level != featurelevels.DEFAULT_LEVEL:
         args += ["--feature-level", str(level)]
     args += _options_from_argv(header.get("argv") or [])
+    if header.get("tolerance_model") == "ulp":
+        args += ["--tolerance-model", "ulp"]
     args += ["-k", keyword_for(record["id"], all_ids or [record["id"]])]
     path = case_path(record)
     if path:
