@@ -20,26 +20,36 @@ def special_values(dtype: str, params: dict) -> list:
 
 
 PI = float(np.float32(np.pi))  # pi rounded to float32, just above pi
+HALF_PI = float(np.float32(np.pi / 2))
 TRIG_ACCURACY = ("WGSL 'Floating Point Accuracy' (sin, cos) and the WebGPU CTS (src/webgpu/util/"
                  "floating_point.ts, SinIntervalOp/CosIntervalOp): absolute error 2^-11 inside [-pi, pi] "
                  "(f32), nothing outside it but the range [-1, 1]")
 
 
-def trig(name: str, reference, a):
-    """sin or cos as the accuracy tables grant it: absolute error 2^-11 on [-pi, pi], any value of
-    [-1, 1] outside (argument reduction is not specified)."""
-    inside = declared(name, a, reference=reference, abs_error=2.0 ** -11, bounds=(-1.0, 1.0), source=TRIG_ACCURACY)
-    anywhere = declared(f"{name}[|x|>pi]", a, reference=reference, abs_error=math.inf, bounds=(-1.0, 1.0), source=TRIG_ACCURACY)
+def _accurate(name, reference, a, monotone):
+    return declared(name, a, reference=reference, abs_error=2.0 ** -11, bounds=(-1.0, 1.0), monotone=monotone,
+                    source=TRIG_ACCURACY)
+
+
+def _in_range(name, reference, a, inside):
+    """inside on [-pi, pi]; any value of [-1, 1] outside (argument reduction is not specified)."""
+    anywhere = declared(f"{name}[|x|>pi]", a, reference=reference, abs_error=math.inf, bounds=(-1.0, 1.0),
+                        source=TRIG_ACCURACY)
     return select(a < -PI, anywhere, select(a > PI, anywhere, inside))
 
 
 def sin(a):
-    return trig("sin", np.sin, a)
-
+    """sin as the accuracy tables grant it; monotone pieces keep a flushed or ScaleBias-widened
+    argument's interval narrow."""
+    falling = _accurate("sin", np.sin, a, "decreasing")
+    rising = _accurate("sin", np.sin, a, "increasing")
+    return _in_range("sin", np.sin, a, select(a < -HALF_PI, falling, select(a > HALF_PI, falling, rising)))
 
 
 def cos(a):
-    return trig("cos", np.cos, a)
+    return _in_range("cos", np.cos, a, select(a < 0.0, _accurate("cos", np.cos, a, "increasing"),
+                                              _accurate("cos", np.cos, a, "decreasing")))
+
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_SIN",
