@@ -41,8 +41,9 @@ SPEC = OperatorSpec(
     formula="f(x) = x rounded to an integral value in the direction RoundingMode names",
     summary="Rounds every element to an integral value.",
     parameters=(Parameter("RoundingMode", "enum", MODES[0],
-                          "A DML_ROUNDING_MODE: HALVES_TO_NEAREST_EVEN (0), TOWARD_ZERO (1) or "
-                          "TOWARD_INFINITY (2, halves away from zero). The page gives no typical value."),),
+                          "A DML_ROUNDING_MODE: HALVES_TO_NEAREST_EVEN, TOWARD_ZERO or TOWARD_INFINITY "
+                          "(halves away from zero). The page gives no typical value.",
+                          choices=MODES, enum_values={name: value for value, name in enumerate(MODES)}),),
     introduced="2_1",
     tables=float_tables("2_1"),
     in_place=True,
