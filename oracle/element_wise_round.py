@@ -7,6 +7,7 @@ follows the input (-0.3 -> -0), as IEEE 754's roundToIntegral operations give it
 import numpy as np
 
 OPERATOR = "ELEMENT_WISE_ROUND"
+# In DirectML.h's declaration order: the enum values are 0, 1 and 2.
 MODES = ("DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN", "DML_ROUNDING_MODE_TOWARD_ZERO",
          "DML_ROUNDING_MODE_TOWARD_INFINITY")
 # The page gives no typical mode; ONNX's Round (halves to even) is the one ONNX Runtime asks for.
