@@ -196,13 +196,22 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"its fields are {', '.join(p.name for p in spec.parameters)}")
             continue
         for value in values if isinstance(values, list) else [values]:
-            is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if (parameter.kind == "float") != is_number:
-                wanted = "a number" if parameter.kind == "float" else "null or {Scale, Bias}"
+            wanted = _wanted(parameter, value)
+            if wanted:
                 problems.append(f"{where(*at, 'params', name)}{name} must be {wanted}, not {value!r}")
     for i, generator in enumerate(group["inputs"]):
         problems += _check_generator(generator, group["dtypes"], where(*at, "inputs", i))
     return problems
+
+
+def _wanted(parameter, value) -> str | None:
+    """What a value of parameter must be, where value is not that; None where it is."""
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if parameter.kind == "enum":
+        return None if value in parameter.choices else "one of " + ", ".join(parameter.choices)
+    if parameter.kind == "float":
+        return None if is_number else "a number"
+    return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
 
 
 def _check_generator(generator, dtypes, where) -> list:

@@ -274,3 +274,37 @@ def test_float32_exact_values_lie_in_their_d3d_intervals_but_for_sinhs_exp_const
         assert outside.size and np.abs(outside).min() > 30
     else:
         assert outside.size == 0, outside[:8]
+
+
+# -- case files name enum fields by their value names ------------------------------------------------------------
+ROUND_FILE = """operator: ELEMENT_WISE_ROUND
+groups:
+  - dtypes: [float32]
+    shapes: [[3]]
+    params: {{RoundingMode: {modes}}}
+    inputs: [{{kind: uniform}}]
+"""
+
+
+def test_an_enum_field_takes_its_value_names_and_the_case_id_shows_them(write_case_file):
+    path = write_case_file(ROUND_FILE.format(modes="[DML_ROUNDING_MODE_TOWARD_ZERO, DML_ROUNDING_MODE_TOWARD_INFINITY]"))
+    ids = [case.id for case in load_paths([path])]
+    assert ids == ["ELEMENT_WISE_ROUND/float32/rank1[3]/RoundingMode=DML_ROUNDING_MODE_TOWARD_ZERO/uniform[-10,10]",
+                   "ELEMENT_WISE_ROUND/float32/rank1[3]/RoundingMode=DML_ROUNDING_MODE_TOWARD_INFINITY/uniform[-10,10]"]
+
+
+@pytest.mark.parametrize("value, message", [("DML_ROUNDING_MODE_UP", "must be one of DML_ROUNDING_MODE_HALVES"),
+                                            ("2", "must be one of"), ("2.0", "must be one of")])
+def test_an_enum_field_refuses_other_names_and_numbers(write_case_file, value, message):
+    from conformance.caseload import CaseFileError
+    with pytest.raises(CaseFileError) as error:
+        load_paths([write_case_file(ROUND_FILE.format(modes=f"[{value}]"))])
+    assert message in str(error.value) and ":5:" in str(error.value)
+
+
+def test_a_float_field_refuses_a_name(write_case_file):
+    from conformance.caseload import CaseFileError
+    text = ROUND_FILE.replace("ELEMENT_WISE_ROUND", "ELEMENT_WISE_THRESHOLD").format(modes="[low]")
+    with pytest.raises(CaseFileError) as error:
+        load_paths([write_case_file(text.replace("RoundingMode", "Min"))])
+    assert "Min must be a number, not 'low'" in str(error.value)
