@@ -22,6 +22,6 @@ SPEC = OperatorSpec(
            "bool tensors have on DirectML, so UINT32 outputs are not exercised.",
            "The page does not allow in-place execution (the output's type differs from the input's).",
            "Every NaN encoding counts: quiet and signalling, either sign, any payload (the exhaustive "
-           "float16 case and the float32 bit-pattern ranges walk them)."),
+           "float16 case and sweeps/float32_bit_patterns walk them)."),
     output_dtype=element_wise_is_nan.output_dtype,
 )
