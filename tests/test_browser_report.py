@@ -98,7 +98,13 @@ def test_a_person_sees_the_matrix_the_drill_down_and_the_histogram(browser, cpu_
     assert worst.is_displayed() and case.get_attribute("open") is not None
     first = [r for r in records if r["status"] in matrix.statuses.FAILING][0]
     assert case.find_element(By.CSS_SELECTOR, "summary code").text == first["id"]
-    assert len(worst.find_elements(By.CSS_SELECTOR, "tbody tr")) == len(first["worst"])
+    # both verdicts' worst elements, each with its acceptance interval [lo, hi]
+    for selector, expected in (("table.worst-d3d", first["d3d"]["worst"]), ("table.worst-ulp", first["worst"])):
+        shown = case.find_elements(By.CSS_SELECTOR, selector)
+        assert len(shown) == bool(expected)
+        if expected:
+            rows = shown[0].find_elements(By.CSS_SELECTOR, "tbody tr")
+            assert len(rows) == len(expected) and all("[" in row.text and "]" in row.text for row in rows)
     svg = case.find_element(By.CSS_SELECTOR, "svg.histogram")
     assert svg.is_displayed() and svg.size["width"] > 200 and svg.size["height"] > 100
     bars = visible(svg.find_elements(By.TAG_NAME, "rect"))
