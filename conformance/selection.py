@@ -46,8 +46,9 @@ def compile_expression(expression: str):
         if peek() == "(":
             take()
             inner = parse_or()
-            if take() != ")":
+            if peek() != ")":
                 raise ValueError(f"-k {expression!r}: missing ')'")
+            take()
             return inner
         word = peek()
         if word is None or word in ("and", "or", ")"):

@@ -131,3 +131,13 @@ def test_tolerance_override_from_the_command_line(tmp_path):
                        "-k", "ACTIVATION_CELU/float32/rank4[2x3x4x5]/Alpha=1/uniform",
                        "--tolerance", "ACTIVATION_CELU:float32=19", "--results", tmp_path / "r.jsonl")
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("expression", ["CLIP and (float32", "(CLIP", "CLIP and", "not", "CLIP )", "()", "a b"])
+@pytest.mark.parametrize("command", ["list", "run"])
+def test_a_malformed_k_expression_is_one_line_naming_it_and_exit_2(command, expression, tmp_path):
+    extra = ["--backend", "cpu", "--results", tmp_path / "r.jsonl"] if command == "run" else []
+    done = conformance(command, "-k", expression, *extra)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: -k {expression!r}: "), done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
