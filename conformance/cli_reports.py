@@ -7,6 +7,8 @@
 import sys
 from pathlib import Path
 
+from conformance.errors import BadInput
+
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -62,10 +64,13 @@ def after_run(args, header, records, footer):
 def _read(path):
     from conformance.results import read_results
     if not Path(path).is_file():
-        raise ValueError(f"{path}: no such results file")
+        raise BadInput(f"{path}: no such results file")
     header, records, footer = read_results(path)
     if not header and not records:
-        raise ValueError(f"{path}: not a results file (no header, no cases)")
+        raise BadInput(f"{path}: not a results file (no header, no cases)")
+    if header.get("truncated_line"):
+        print(f"warning: {path}:{header['truncated_line']}: the last line is cut short (the run died while "
+              "writing it) and is skipped", file=sys.stderr)
     if footer is None:
         unfinished = header.get("unfinished", [])
         print(f"warning: {path} has no footer: the run stopped early"
@@ -122,7 +127,7 @@ def cmd_compare(args) -> int:
 
     from reports import html, markdown, sidebyside
     if len(args.results) < 2:
-        raise ValueError("compare needs two or more results files")
+        raise BadInput("compare needs two or more results files")
     for path in args.results:
         _read(path)
     result = sidebyside.compare_files(args.results)

@@ -202,13 +202,14 @@ class State:
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
-        from conformance.cli import UsageError, parse_options, parse_tolerances
+        from conformance.cli import parse_options, parse_tolerances
+        from conformance.errors import BadInput
         try:
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
             self.options = parse_options(getattr(option, "conformance_provider_option", []))
             self.level = featurelevels.normalise(getattr(option, "conformance_feature_level",
                                                          featurelevels.DEFAULT_LEVEL))
-        except (UsageError, ValueError) as error:
+        except BadInput as error:
             raise pytest.UsageError(f"conformance: {error}") from None
         path = getattr(option, "conformance_expectations", None)
         self.expectations = load_expectations(path) if path else {}

@@ -141,3 +141,39 @@ def test_a_malformed_k_expression_is_one_line_naming_it_and_exit_2(command, expr
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: -k {expression!r}: "), done.stderr
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def cli_with(patch: str, *args):
+    """The command line with a fault planted first (patch: Python run before main)."""
+    script = f"import sys\n{patch}\nfrom conformance.cli import main\nsys.exit(main({[str(a) for a in args]!r}))"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+@pytest.fixture
+def results_file(tmp_path):
+    from test_reports_fixtures import write_results
+    return write_results(tmp_path / "known.jsonl")
+
+
+@pytest.mark.parametrize("error", ["KeyError('status')", "ValueError('cannot convert')"])
+def test_a_harness_bug_is_its_traceback_and_exit_4_not_bad_input(error, results_file):
+    done = cli_with(f"import reports.summary\ndef text(*a): raise {error}\nreports.summary.text = text",
+                    "report", results_file)
+    assert done.returncode == 4, done.stderr
+    assert "Traceback (most recent call last)" in done.stderr and error.split("(")[0] in done.stderr
+    assert "a bug in the harness" in done.stderr.splitlines()[-1]
+
+
+def test_a_broken_module_of_the_harness_is_a_bug_not_a_missing_command(results_file):
+    done = cli_with("sys.modules['conformance.cli_reports'] = None  # its import now fails", "report", results_file)
+    assert done.returncode == 4 and "Traceback" in done.stderr and "conformance.cli_reports" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args", [["specs", "NO_SUCH_OP"], ["list", "--tolerance", "float16=x"],
+                                  ["run", "--feature-level", "9_9", "-k", "CELU"],
+                                  ["run", "--backend", "cpu-worker", "--provider-option", "max_nodes=many", "-k", "CELU"],
+                                  ["run", "--backend", "cpu-worker", "--provider-option", "transport=pigeon", "-k", "CELU"]])
+def test_bad_input_is_one_line_and_exit_2(args, tmp_path):
+    done = conformance(*args, "--results", tmp_path / "r.jsonl") if args[0] == "run" else conformance(*args)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "r.jsonl").exists()

@@ -334,8 +334,31 @@ def test_runtime_messages_from_a_device_are_escaped(tmp_path):
 def test_report_refuses_what_is_not_a_results_file(tmp_path):
     (tmp_path / "x.jsonl").write_text("hello\n")
     done = conformance("report", tmp_path / "x.jsonl", "--html", tmp_path / "x.html")
-    assert done.returncode == 2 and "not a results file" in done.stderr
+    assert done.returncode == 2 and f"{tmp_path / 'x.jsonl'}:1: not a results record" in done.stderr
+    assert not (tmp_path / "x.html").exists()
+    (tmp_path / "empty.jsonl").write_text("\n")
+    assert "not a results file" in conformance("report", tmp_path / "empty.jsonl").stderr
     assert conformance("report", tmp_path / "missing.jsonl").returncode == 2
+
+
+@pytest.mark.parametrize("bad", ["{\"type\": \"case\", \"id\": \"cut", "[1, 2]", "not json"])
+def test_a_bad_line_in_the_middle_of_results_is_an_error_naming_file_and_line(bad, tmp_path):
+    path = write_results(tmp_path / "r.jsonl")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:5] + [bad] + lines[5:]) + "\n")
+    done = conformance("report", path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"error: {path}:6: not a results record ("), done.stderr
+
+
+def test_a_cut_last_line_is_skipped_and_said(tmp_path):
+    path = write_results(tmp_path / "r.jsonl")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-2]) + "\n" + lines[-2][:30])  # died writing the last case
+    header, records, footer = read_results(path)
+    assert header["truncated_line"] == len(lines) - 1 and len(records) == len(lines) - 3 and footer is None
+    done = conformance("report", path)
+    assert done.returncode == 0 and f"{path}:{len(lines) - 1}: the last line is cut short" in done.stderr
 
 
 def test_partial_results_say_so(tmp_path):

@@ -21,6 +21,7 @@ from conformance.backends import base
 from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker
 from conformance.backends.ort import multi_node_model
 from conformance.caseload import load_paths
+from conformance.errors import BadInput
 from conformance.results import ResultsWriter
 from conformance.selection import select
 from conformance.worker import devinfo, onnxmini, protocol
@@ -378,5 +379,7 @@ def test_options_split_between_harness_and_provider():
     assert settings["graph_fusion"] is False and settings["max_nodes"] == 5
     assert options == {"device_id": "1", "disable_metacommands": "true"}
     assert _settings({"disable_graph_fusion": "1"})[0]["graph_fusion"] is False
-    with pytest.raises(ValueError):
+    with pytest.raises(BadInput, match="graph_fusion"):
         _settings({"graph_fusion": "sometimes"})
+    with pytest.raises(BadInput, match="max_nodes=five"):
+        _settings({"max_nodes": "five"})
