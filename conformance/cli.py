@@ -12,11 +12,13 @@ import traceback
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.errors import BadInput
+from conformance.outputs import check_writable
 from conformance.selection import select
 
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_HARNESS_BUG = 4
 EXIT_INTERRUPTED = 130
+RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 def main(argv=None) -> int:
@@ -147,20 +149,26 @@ def cmd_run(args) -> int:
     if not cases:
         raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
     jobs = _jobs(args.jobs)
+    check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
+                    ("--html", args.html), ("--junit", args.junit)],
+                   [("--save-failures", args.save_failures),
+                    ("--results (default)", None if args.results else RESULTS_FOLDER)])
     backend = backends.create(args.backend, parse_options(args.provider_option),
                               announce=lambda m: print(m, file=sys.stderr))
-    if auto_level:
-        level = _queried_level(backend)
-    results_path = args.results or f"results/{backend.name.replace(':', '_')}.jsonl"
-    writer = ResultsWriter(results_path)
-    header = runner.run_metadata(backend, level, args.seed)
-    writer.write(header)
-    bar = progress_bar(len(cases), enabled=not args.quiet)
     try:
-        result = runner.run(cases, backend, level, writer, progress=bar.update,
-                            save_failures=args.save_failures, jobs=jobs)
+        if auto_level:
+            level = _queried_level(backend)
+        results_path = args.results or f"{RESULTS_FOLDER}/{backend.name.replace(':', '_')}.jsonl"
+        writer = ResultsWriter(results_path)
+        header = runner.run_metadata(backend, level, args.seed)
+        writer.write(header)
+        bar = progress_bar(len(cases), enabled=not args.quiet)
+        try:
+            result = runner.run(cases, backend, level, writer, progress=bar.update,
+                                save_failures=args.save_failures, jobs=jobs)
+        finally:
+            bar.close()
     finally:
-        bar.close()
         backend.close()
     footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
               "sessions_created": result.sessions_created, "interrupted": result.interrupted,
@@ -187,14 +195,9 @@ def _queried_level(backend) -> str:
     from the backend's metadata()['feature_level_max']."""
     queried = backend.metadata().get("feature_level_max")
     if not queried:
-        backend.close()
         raise BadInput(f"--feature-level auto: backend {backend.name} does not report the device's "
-                         "feature level; name a level instead")
-    try:
-        level = featurelevels.normalise(queried)
-    except ValueError:
-        backend.close()
-        raise
+                       "feature level; name a level instead")
+    level = featurelevels.normalise(queried)
     print(f"feature level auto: {level} (reported by the device)", file=sys.stderr)
     return level
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from conformance.errors import BadInput
+from conformance.outputs import check_writable
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -79,8 +80,13 @@ def _read(path):
     return header, records, footer
 
 
+def _check_outputs(args):
+    check_writable([(f"--{name}", getattr(args, name, None)) for name in ("html", "markdown", "junit")])
+
+
 def cmd_report(args) -> int:
     from reports import summary
+    _check_outputs(args)
     header, records, footer = _read(args.results)
     if not (args.html or args.markdown or args.junit):
         print(summary.text(header, records, footer or {}))
@@ -90,6 +96,7 @@ def cmd_report(args) -> int:
 
 def cmd_diff(args) -> int:
     from reports import diff, html, markdown
+    _check_outputs(args)
     for path in (args.a, args.b):
         _read(path)
     result = diff.diff_files(args.a, args.b)
@@ -128,6 +135,7 @@ def cmd_compare(args) -> int:
     from reports import html, markdown, sidebyside
     if len(args.results) < 2:
         raise BadInput("compare needs two or more results files")
+    _check_outputs(args)
     for path in args.results:
         _read(path)
     result = sidebyside.compare_files(args.results)

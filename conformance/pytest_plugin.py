@@ -204,11 +204,15 @@ class State:
         option = config.option
         from conformance.cli import parse_options, parse_tolerances
         from conformance.errors import BadInput
+        from conformance.outputs import check_writable
         try:
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
             self.options = parse_options(getattr(option, "conformance_provider_option", []))
             self.level = featurelevels.normalise(getattr(option, "conformance_feature_level",
                                                          featurelevels.DEFAULT_LEVEL))
+            check_writable([(f"--conformance-{name}", getattr(option, f"conformance_{name}", None))
+                            for name in ("results", "html", "markdown", "junit")],
+                           [("--conformance-save-failures", getattr(option, "conformance_save_failures", None))])
         except BadInput as error:
             raise pytest.UsageError(f"conformance: {error}") from None
         path = getattr(option, "conformance_expectations", None)

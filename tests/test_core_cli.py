@@ -177,3 +177,35 @@ def test_bad_input_is_one_line_and_exit_2(args, tmp_path):
     done = conformance(*args, "--results", tmp_path / "r.jsonl") if args[0] == "run" else conformance(*args)
     assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "r.jsonl").exists()
+
+
+OUTPUT_OPTIONS = ["--results", "--html", "--markdown", "--junit", "--json", "--save-failures"]
+
+
+@pytest.mark.parametrize("option", OUTPUT_OPTIONS)
+def test_an_unwritable_output_stops_the_run_before_anything_starts(option, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "out"
+    results = [] if option == "--results" else ["--results", tmp_path / "r.jsonl"]
+    done = conformance("run", "--backend", "cpu", "-k", "CLIP and int8 and rank1", "--quiet", option, target, *results)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr  # no summary: nothing ran
+    assert done.stderr == f"error: {option} {target}: cannot write there: {blocker} is not a folder\n"
+    assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_report_file_where_a_folder_is_is_refused_before_running(tmp_path):
+    done = conformance("run", "--backend", "cpu", "-k", "CLIP and int8 and rank1", "--quiet",
+                       "--results", tmp_path / "r.jsonl", "--html", tmp_path)
+    assert done.returncode == 2 and done.stderr == f"error: --html {tmp_path}: cannot write there: it is a folder\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command, option", [("report", "--html"), ("report", "--markdown"), ("report", "--junit"),
+                                             ("diff", "--html"), ("compare", "--markdown")])
+def test_report_commands_refuse_an_unwritable_output_in_one_line(command, option, results_file):
+    target = results_file / "out"
+    inputs = [results_file] if command == "report" else [results_file, results_file]
+    done = conformance(command, *inputs, option, target)
+    assert done.returncode == 2 and done.stderr == (f"error: {option} {target}: cannot write there: "
+                                                    f"{results_file} is not a folder\n"), done.stderr

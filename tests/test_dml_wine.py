@@ -226,3 +226,82 @@ def test_a_native_crash_under_wine_ends_the_worker_instead_of_waiting_on_a_crash
     assert {r["status"] for r in records[:4]} == {statuses.PASS}
     assert {r["status"] for r in records[4:]} == {statuses.CRASH}
     assert backend.restarts == 1
+
+
+# ---- nothing the harness started outlives it -----------------------------------------------------------
+class HarnessRun:
+    """`conformance ARGS` in a subprocess whose environment marks everything it starts (Wine's
+    processes inherit it), with a TMPDIR of its own: what it leaves behind can be found."""
+
+    def __init__(self, tmp_path, *args):
+        import subprocess
+        import sys
+        import uuid
+        self.mark = uuid.uuid4().hex
+        self.tmpdir = tmp_path / "harness-tmp"
+        self.tmpdir.mkdir()
+        env = dict(os.environ, TMPDIR=str(self.tmpdir), DMLC_TEST_RUN=self.mark)
+        self.popen = subprocess.Popen([sys.executable, "-m", "conformance", *map(str, args)], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.clones = lane_or_skip().home / "run"
+
+    def processes(self) -> dict:
+        """{pid: name} of the processes this run started, Wine's included."""
+        found, needle = {}, f"DMLC_TEST_RUN={self.mark}".encode()
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle in handle.read().split(b"\0"):
+                        found[int(entry)] = Path(f"/proc/{entry}/comm").read_text().strip()
+            except OSError:
+                continue
+        return found
+
+    def leftovers(self, wait=10.0) -> list:
+        """Processes, prefix clones and temporary folders of this run still there after up to `wait` s."""
+        deadline = time.monotonic() + wait
+        while True:
+            left = ([f"{pid} {name}" for pid, name in self.processes().items()]
+                    + [str(p) for p in self.clones.glob(f"{self.popen.pid}-*")] + [str(p) for p in self.tmpdir.iterdir()])
+            if not left or time.monotonic() > deadline:
+                return left
+            time.sleep(0.2)
+
+    def clean_up(self):
+        """Whatever the test found or not: end this run's processes (by pid) and remove its clones."""
+        if self.popen.poll() is None:
+            self.popen.kill()
+            self.popen.communicate()
+        for pid in self.processes():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for clone in self.clones.glob(f"{self.popen.pid}-*"):
+            shutil.rmtree(clone, ignore_errors=True)
+
+
+@pytest.fixture
+def harness(tmp_path):
+    lane_or_skip()
+    runs = []
+
+    def start(*args):
+        runs.append(HarnessRun(tmp_path, *args))
+        return runs[-1]
+    yield start
+    for run in runs:
+        run.clean_up()
+
+
+@pytest.mark.parametrize("option", ["--results", "--html", "--save-failures"])
+def test_an_unwritable_output_on_dml_wine_starts_nothing_and_leaves_nothing(option, harness, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    results = [] if option == "--results" else ["--results", tmp_path / "r.jsonl"]
+    run = harness("run", "--backend", "dml-wine", "-k", "ELEMENT_WISE_CLIP/float32/rank1 and specials", "--quiet",
+                  option, blocker / "out", *results)
+    stdout, stderr = run.popen.communicate(timeout=600)
+    assert run.leftovers(wait=0) == []
+    assert run.popen.returncode == 2 and stdout == "", stdout + stderr
+    assert stderr == f"error: {option} {blocker / 'out'}: cannot write there: {blocker} is not a folder\n"
