@@ -283,7 +283,7 @@ class InProcessChannel:
         pass
 
     def close(self, wait=0):
-        pass
+        self.engine.close()
 
 
 # ---- graphs ------------------------------------------------------------------------------------------
