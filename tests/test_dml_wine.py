@@ -258,11 +258,14 @@ class HarnessRun:
         return found
 
     def leftovers(self, wait=10.0) -> list:
-        """Processes, prefix clones and temporary folders of this run still there after up to `wait` s."""
+        """Processes, prefix clones and temporary files of this run still there after up to `wait` s
+        (not ONNX Runtime's .ses, which `import onnxruntime` writes, nor Wine's per-user wine-XXXXXX
+        folder of server sockets)."""
         deadline = time.monotonic() + wait
         while True:
+            temporary = [str(p) for p in self.tmpdir.iterdir() if p.name != ".ses" and not p.name.startswith("wine-")]
             left = ([f"{pid} {name}" for pid, name in self.processes().items()]
-                    + [str(p) for p in self.clones.glob(f"{self.popen.pid}-*")] + [str(p) for p in self.tmpdir.iterdir()])
+                    + [str(p) for p in self.clones.glob(f"{self.popen.pid}-*")] + temporary)
             if not left or time.monotonic() > deadline:
                 return left
             time.sleep(0.2)
@@ -305,3 +308,19 @@ def test_an_unwritable_output_on_dml_wine_starts_nothing_and_leaves_nothing(opti
     assert run.leftovers(wait=0) == []
     assert run.popen.returncode == 2 and stdout == "", stdout + stderr
     assert stderr == f"error: {option} {blocker / 'out'}: cannot write there: {blocker} is not a folder\n"
+
+
+def test_a_harness_killed_mid_run_leaves_no_wine_process_prefix_clone_or_folder(harness, tmp_path):
+    results = tmp_path / "r.jsonl"
+    run = harness("run", "--backend", "dml-wine", "-k", "float32", "--quiet", "--results", results)
+    deadline = time.monotonic() + 300
+    while not (results.exists() and '"in-flight"' in results.read_text()):  # the worker runs a batch
+        assert run.popen.poll() is None and time.monotonic() < deadline, run.popen.communicate()
+        time.sleep(0.2)
+    started = set(run.processes().values())
+    assert {"Xvfb", "python.exe", "services.exe", "winedevice.exe"} <= started, started
+    assert any(name.startswith("wineserver") for name in started), started
+    assert list(run.clones.glob(f"{run.popen.pid}-*")), "no prefix clone while running"
+    run.popen.send_signal(signal.SIGKILL)
+    run.popen.communicate()
+    assert run.leftovers(wait=10) == []

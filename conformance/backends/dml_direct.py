@@ -114,6 +114,7 @@ class DmlDirectBackend(Backend):
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
                                              env={"LC_ALL": "C.UTF-8"}, args=self._worker_args(),
                                              display=os.environ.get("DML_DIRECT_DISPLAY"))
+                self.launcher.guard.adopt(self.workdir)
             self._start_retrying()
         except BaseException:
             self.close()  # no Xvfb, prefix clone, process or folder outlives a backend that never started

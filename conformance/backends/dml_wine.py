@@ -773,11 +773,13 @@ def dml_wine(name, options):
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
-        return WorkerBackend(name, DML, provider_options, _dml_config(settings), _socket_factory(launcher, settings),
-                             settings, launcher.describe())
+        backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
+                                _socket_factory(launcher, settings), settings, launcher.describe())
     except BaseException:
         launcher.close()
         raise
+    launcher.guard.adopt(backend.logdir)
+    return backend
 
 
 def _dml_wine_available():
