@@ -70,6 +70,15 @@ def read_results(path):
     return header, cases, footer
 
 
+def partial(header, footer) -> str | None:
+    """Why a run's results are partial, or None where the run finished."""
+    if footer is None:
+        return "it has no footer: the run stopped early (a crash or a kill)"
+    if footer.get("interrupted"):
+        return "the run was interrupted"
+    return None
+
+
 def _records(path):
     """(line number, record) per line; (number, None) for a last line cut short."""
     with open(path, encoding="utf-8") as handle:
