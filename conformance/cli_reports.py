@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from conformance.errors import BadInput
+from conformance.results import partial, read_results
 from conformance.outputs import check_writable
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
@@ -66,7 +67,6 @@ def after_run(args, header, records, footer):
 
 
 def _read(path):
-    from conformance.results import read_results
     if not Path(path).is_file():
         raise BadInput(f"{path}: no such results file")
     header, records, footer = read_results(path)
@@ -75,11 +75,12 @@ def _read(path):
     if header.get("truncated_line"):
         print(f"warning: {path}:{header['truncated_line']}: the last line is cut short (the run died while "
               "writing it) and is skipped", file=sys.stderr)
-    if footer is None:
+    reason = partial(header, footer)
+    if reason:
         unfinished = header.get("unfinished", [])
-        print(f"warning: {path} has no footer: the run stopped early"
-              + (f", while the backend ran {len(unfinished)} case(s), the first {unfinished[0]}"
-                 if unfinished else ""), file=sys.stderr)
+        print(f"warning: {path} is partial: {reason}"
+              + (f"; {len(unfinished)} case(s) the backend was running never finished:" if unfinished else ""),
+              *(f"  {case_id}" for case_id in unfinished), sep="\n", file=sys.stderr)
     return header, records, footer
 
 

@@ -43,8 +43,8 @@ def read_results(path):
 
     A last line cut short (no newline: the process died while writing it) is skipped and noted
     in header["truncated_line"]; any other line that is not a JSON object is BadInput naming the
-    file and line. A run that never wrote its footer (the process died) gets header["unfinished"]:
-    the ids that were in flight in the backend and have no record."""
+    file and line. A run that never wrote its footer (the process died) or was interrupted gets
+    header["unfinished"]: the ids that were in flight in the backend and have no record."""
     header, cases, footer = {}, [], None
     in_flight, truncated = [], None
     for number, record in _records(path):
@@ -60,7 +60,7 @@ def read_results(path):
             in_flight = record.get("ids", [])
         else:
             cases.append(record)
-    if footer is None and in_flight:
+    if in_flight and (footer is None or footer.get("interrupted")):
         done = {case.get("id") for case in cases}
         unfinished = [case_id for case_id in in_flight if case_id not in done]
         if unfinished:

@@ -110,7 +110,28 @@ def test_results_already_written_survive_a_backend_that_kills_the_process(tmp_pa
     first_clip = conformance("list", "-k", "ELEMENT_WISE_CLIP").stdout.split()[0]
     assert first_clip in header["unfinished"] and len(header["unfinished"]) <= 64
     report = conformance("report", results)
-    assert "stopped early, while the backend ran" in report.stderr and "ACTIVATION_CELU" in report.stdout
+    assert f"{results} is partial: it has no footer" in report.stderr and "ACTIVATION_CELU" in report.stdout
+    assert [line.strip() for line in report.stderr.splitlines()[1:]] == header["unfinished"]
+
+
+def test_report_names_every_case_an_interrupted_run_never_finished(tmp_path):
+    results = tmp_path / "r.jsonl"
+    done = conformance("run", "--backend", "python:faults:interrupt_at_clip", "--quiet", "-k",
+                       "float32 and not exhaustive", "--results", results)
+    assert done.returncode == 130, done.stderr  # Ctrl-C at the first CLIP case
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert lines[-1]["type"] == "footer" and lines[-1]["interrupted"] is True
+    finished = {line["id"] for line in lines if line["type"] == "case"}
+    in_flight = [line for line in lines if line["type"] == "in-flight"][-1]["ids"]
+    never = [case_id for case_id in in_flight if case_id not in finished]
+    assert never and any(case_id.startswith("ELEMENT_WISE_CLIP/") for case_id in never)
+    report = conformance("report", results, "--html", tmp_path / "r.html")
+    assert report.returncode == 0, report.stderr
+    first, *listed = report.stderr.splitlines()
+    assert first == (f"warning: {results} is partial: the run was interrupted; {len(never)} case(s) the backend "
+                     "was running never finished:")
+    assert [line.strip() for line in listed if line.startswith("  ")] == never
+    assert never[-1] in (tmp_path / "r.html").read_text()
 
 
 def test_specs_prints_every_feature_level_table_of_clip():
