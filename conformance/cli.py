@@ -1,10 +1,12 @@
 """The `conformance` command.
 
 Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
-3 backend unavailable, 4 harness bug (with its traceback), 130 interrupted (results so far are kept).
+3 backend unavailable, 4 harness bug (with its traceback), 130 interrupted (results so far are kept),
+141 the reader of the output went away (`conformance list | head`).
 """
 import argparse
 import json
+import os
 import sys
 import time
 import traceback
@@ -18,6 +20,7 @@ from conformance.selection import select
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_HARNESS_BUG = 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
@@ -28,7 +31,14 @@ def main(argv=None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_BAD_INPUT
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            return _harness_bug()  # a socket's, say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
+        return EXIT_BROKEN_PIPE
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
@@ -41,9 +51,24 @@ def main(argv=None) -> int:
         print(f"error: backend unavailable: {error}", file=sys.stderr)
         return EXIT_BACKEND_UNAVAILABLE
     except Exception:
-        traceback.print_exc()
-        print(f"error: a bug in the harness (traceback above; exit {EXIT_HARNESS_BUG})", file=sys.stderr)
-        return EXIT_HARNESS_BUG
+        return _harness_bug()
+
+
+def _harness_bug() -> int:
+    traceback.print_exc()
+    print(f"error: a bug in the harness (traceback above; exit {EXIT_HARNESS_BUG})", file=sys.stderr)
+    return EXIT_HARNESS_BUG
+
+
+def _stdout_closed() -> bool:
+    """Whether the reader of standard output is gone (a pipe with no reader polls as an error)."""
+    import select as io  # the module; `select` here is conformance.selection's
+    try:
+        poller = io.poll()
+        poller.register(sys.stdout.fileno(), io.POLLOUT)
+        return any(events & io.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or no real stdout
+        return False
 
 
 def build_parser():

@@ -230,3 +230,25 @@ def test_report_commands_refuse_an_unwritable_output_in_one_line(command, option
     done = conformance(command, *inputs, option, target)
     assert done.returncode == 2 and done.stderr == (f"error: {option} {target}: cannot write there: "
                                                     f"{results_file} is not a folder\n"), done.stderr
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "-v"], ["specs"],
+                                  ["run", "--backend", "cpu", "-k", "CLIP and int8", "--quiet"]])
+def test_a_reader_that_goes_away_ends_the_output_quietly(args, tmp_path):
+    """`conformance list | head`: the pipe's reader is gone before the output is written."""
+    import os
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    extra = ["--results", tmp_path / "r.jsonl"] if args[0] == "run" else []
+    done = subprocess.run([sys.executable, "-m", "conformance", *args, *map(str, extra)], stdout=write_end,
+                          stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    assert done.returncode == 141 and done.stderr == "", done.stderr  # 128 + SIGPIPE, as Unix tools end
+    if args[0] == "run":
+        assert read_results(tmp_path / "r.jsonl")[2]["cases"] > 0  # the results were written in full
+
+
+def test_a_broken_pipe_that_is_not_standard_output_is_a_harness_bug():
+    done = cli_with("import conformance.cli as cli\ndef lost(args): raise BrokenPipeError(32, 'Broken pipe')\n"
+                    "cli.cmd_list = lost", "list")
+    assert done.returncode == 4 and "BrokenPipeError" in done.stderr, done.stderr
