@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import missing
 
 from conformance import backends, runner, statuses
 from conformance.backends import base
@@ -254,7 +255,7 @@ def test_placement_on_another_provider_is_cpu_fallback():
     the CPU provider, and the profile says so."""
     import onnxruntime
     if "AzureExecutionProvider" not in onnxruntime.get_available_providers():
-        pytest.skip("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
+        missing("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
     from conformance.backends.dml_wine import NativeLauncher, _socket_factory
     settings, options = _settings({})
     backend = WorkerBackend("azure-worker", "AzureExecutionProvider", options, {},
