@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from conformance.errors import BadInput
-from conformance.results import partial, read_results
 from conformance.outputs import check_writable
+from conformance.results import partial, read_results
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -32,7 +32,8 @@ def number_option(key: str, value, kind=float):
     try:
         return kind(value)
     except (TypeError, ValueError):
-        raise BadInput(f"--provider-option {key}={value}: expected {'an integer' if kind is int else 'a number'}") from None
+        expected = "an integer" if kind is int else "a number"
+        raise BadInput(f"--provider-option {key}={value}: expected {expected}") from None
 
 
 class Backend:

@@ -93,9 +93,11 @@ class DmlDirectBackend(Backend):
                                      f"known: {', '.join(OPTIONS)}")
         self.options = {"device_id": options.get("device_id", "0"),
                         "min_feature_level": options.get("min_feature_level", "1_0"),
-                        "dll": options.get("dll"), "timeout": number_option("timeout", options.get("timeout", DEFAULT_TIMEOUT)),
+                        "dll": options.get("dll"),
+                        "timeout": number_option("timeout", options.get("timeout", DEFAULT_TIMEOUT)),
                         "debug_layer": options.get("debug_layer") in ("1", "true", True),
-                        "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096), int)}
+                        "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096),
+                                                          int)}
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
         self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
