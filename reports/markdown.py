@@ -139,8 +139,11 @@ def diff(result) -> str:
         a, b = result.header_a.get(key), result.header_b.get(key)
         if a or b:
             runs.append([text(key), text(a or "-"), text(b or "-")])
-    parts = ["# Conformance diff", "", table(runs[1:], runs[0]), "",
-             f"**{len(result.regressions)} regression(s)**: {text(result.summary())}", ""]
+    parts = ["# Conformance diff", ""] + [f"> **Warning**: {text(note)}\n" for note in result.warnings()]
+    parts += [table(runs[1:], runs[0]), "",
+              f"**{len(result.regressions)} regression(s)**: {text(result.summary())}", ""]
+    if result.missing:
+        parts += [f"**{text(result.verdict())}**", ""]
     for kind, items in result.by_kind():
         parts += [f"## {kind.capitalize()} ({len(items)})", "", text(MEANING[kind]), "",
                   table([[code(c.id), text(_status_ulp(c.before)), text(_status_ulp(c.after))] for c in items],
