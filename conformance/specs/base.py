@@ -2,6 +2,8 @@
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from conformance import featurelevels
 
 
@@ -89,3 +91,24 @@ def scale_bias_not_reachable(params: dict):
     if params.get("ScaleBias") is not None:
         raise NotReachable("ScaleBias: ONNX Runtime never fills DML_SCALE_BIAS "
                            "(a Mul+Add graph tests other operators)")
+
+SAME_TYPE_AND_SIZES = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
+
+
+def onnx_same_input(op_type: str, opset: int):
+    """to_onnx for an operator ONNX Runtime reaches through the one-input ONNX operator op_type
+    (no attributes); ScaleBias it never fills."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        scale_bias_not_reachable(params)
+        return OnnxNode(op_type, opset)
+    return to_onnx
+
+
+def neighbours(values, dtype: str) -> list:
+    """Each value in the tensor type, with the values one step below and above it."""
+    result = []
+    for value in values:
+        cast = np.array(value, dtype=np.float64).astype(dtype)
+        result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
+                   np.nextafter(cast, cast.dtype.type(np.inf))]
+    return [float(v) for v in result]
