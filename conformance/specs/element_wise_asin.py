@@ -1,0 +1,30 @@
+import numpy as np
+
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
+                                    SupportTable, neighbours, onnx_same_input)
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """The ends of the domain [-1, 1], one step inside and outside, and asin's steep ends."""
+    return neighbours([1.0, -1.0, 0.5, -0.5, 1.0 - 2.0 ** -10, -1.0 + 2.0 ** -10], dtype)
+
+
+SPEC = OperatorSpec(
+    name="ELEMENT_WISE_ASIN",
+    struct="DML_ELEMENT_WISE_ASIN_OPERATOR_DESC",
+    formula="f(x) = asin(x), x first mapped by ScaleBias if present",
+    summary="Computes the arcsine of every element.",
+    parameters=(SCALE_BIAS,),
+    introduced="1_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
+            SupportTable("1_0", (4,), FLOATS)),
+    in_place=True,
+    constraints=SAME_TYPE_AND_SIZES,
+    # No WebNN ULP tolerance for asin: the OpenCL C 3.0, Relative Error as ULPs figures.
+    tolerance_ulp={"float32": 4, "float16": 2},
+    onnx_route="Asin (opset 7)",
+    to_onnx=onnx_same_input("Asin", 7),
+    special_values=special_values,
+    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_asin_operator_desc",
+    notes=("NaN outside [-1, 1] (C99).",),
+)
