@@ -1,0 +1,13 @@
+"""DML_ELEMENT_WISE_ATANH: f(x) = atanh(x) = ln((1 + x) / (1 - x)) / 2, after the optional ScaleBias;
++-inf at +-1, NaN beyond."""
+import numpy as np
+
+from oracle.scale_bias import apply_scale_bias
+
+OPERATOR = "ELEMENT_WISE_ATANH"
+DEFAULTS = {"ScaleBias": None}
+
+
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
+    g = apply_scale_bias(x, ScaleBias)
+    return np.arctanh(g)
