@@ -1,0 +1,35 @@
+import math
+
+import numpy as np
+
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
+                                    SupportTable, neighbours, onnx_same_input)
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Zeros of cos (pi/2, 3pi/2), pi, both sides of +-100 pi (the end of Direct3D's sincos
+    accuracy range), and large arguments."""
+    big = [v for v in (1e4, 1e6, 1e20) if v <= float(np.finfo(dtype).max)]
+    edges = neighbours([100 * math.pi, -100 * math.pi], dtype)
+    return [math.pi / 2, -math.pi / 2, math.pi, 3 * math.pi / 2] + edges + big + [-v for v in big]
+
+
+SPEC = OperatorSpec(
+    name="ELEMENT_WISE_COS",
+    struct="DML_ELEMENT_WISE_COS_OPERATOR_DESC",
+    formula="f(x) = cos(x), x in radians, first mapped by ScaleBias if present",
+    summary="Computes the trigonometric cosine of every element.",
+    parameters=(SCALE_BIAS,),
+    introduced="1_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
+            SupportTable("1_0", (4,), FLOATS)),
+    in_place=True,
+    constraints=SAME_TYPE_AND_SIZES,
+    # No WebNN ULP tolerance for cos: the OpenCL C 3.0, Relative Error as ULPs figures.
+    tolerance_ulp={"float32": 4, "float16": 2},
+    onnx_route="Cos (opset 7)",
+    to_onnx=onnx_same_input("Cos", 7),
+    special_values=special_values,
+    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_cos_operator_desc",
+    notes=("cos(+-inf) and cos(NaN) are NaN.",),
+)
