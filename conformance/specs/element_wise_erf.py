@@ -1,0 +1,29 @@
+import numpy as np
+
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
+                                    SupportTable, onnx_same_input)
+
+
+def special_values(dtype: str, params: dict) -> list:
+    """Where erf reaches +-1 in the type, and small arguments (erf(x) ~ 2x / sqrt(pi))."""
+    return [3.0, -3.0, 3.9, -3.9, 4.0, -4.0, 6.0, -6.0, 1e-4, -1e-4, 1e-30, -1e-30]
+
+
+SPEC = OperatorSpec(
+    name="ELEMENT_WISE_ERF",
+    struct="DML_ELEMENT_WISE_ERF_OPERATOR_DESC",
+    formula="f(x) = 2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt, x first mapped by ScaleBias if present",
+    summary="Computes the Gaussian error function of every element.",
+    parameters=(SCALE_BIAS,),
+    introduced="2_0",
+    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
+            SupportTable("2_0", (4,), FLOATS)),
+    in_place=True,
+    constraints=SAME_TYPE_AND_SIZES,
+    # No WebNN ULP tolerance for erf: the OpenCL C 3.0, Relative Error as ULPs figures.
+    tolerance_ulp={"float32": 16, "float16": 4},
+    onnx_route="Erf (opset 13)",
+    to_onnx=onnx_same_input("Erf", 13),
+    special_values=special_values,
+    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_erf_operator_desc",
+)

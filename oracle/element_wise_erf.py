@@ -1,0 +1,16 @@
+"""DML_ELEMENT_WISE_ERF: f(x) = 2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt, after the
+optional ScaleBias."""
+import math
+
+import numpy as np
+
+from oracle.scale_bias import apply_scale_bias
+
+OPERATOR = "ELEMENT_WISE_ERF"
+DEFAULTS = {"ScaleBias": None}
+_ERF = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is accurate to float64
+
+
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
+    g = np.asarray(apply_scale_bias(x, ScaleBias), dtype=np.float64)
+    return _ERF(g).astype(np.float64)
