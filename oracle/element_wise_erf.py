@@ -13,4 +13,4 @@ _ERF = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is accurate t
 
 def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
     g = np.asarray(apply_scale_bias(x, ScaleBias), dtype=np.float64)
-    return _ERF(g).astype(np.float64)
+    return np.asarray(_ERF(g), dtype=np.float64)

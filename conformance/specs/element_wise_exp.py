@@ -7,10 +7,11 @@ from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, S
 
 
 def special_values(dtype: str, params: dict) -> list:
-    """Both sides of where exp overflows, goes subnormal and underflows to zero."""
+    """Both sides of where exp overflows, goes subnormal and rounds to zero (below half the
+    smallest subnormal)."""
     finfo = np.finfo(dtype)
-    return neighbours([math.log(float(v)) for v in (finfo.max, finfo.smallest_normal, finfo.smallest_subnormal)],
-                      dtype)
+    edges = (finfo.max, finfo.smallest_normal, float(finfo.smallest_subnormal) / 2)
+    return neighbours([math.log(float(v)) for v in edges], dtype)
 
 
 SPEC = OperatorSpec(
