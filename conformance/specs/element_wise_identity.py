@@ -1,5 +1,6 @@
 from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES,
                                     SCALE_BIAS, OperatorSpec, SupportTable, onnx_same_input)
+from conformance.specs.primitives import X
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_IDENTITY",
@@ -18,6 +19,7 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 0, "float16": 0, "float64": 0},  # WebNN: identity 0 / 0
     onnx_route="Identity (opset 14)",
     to_onnx=onnx_same_input("Identity", 14),
+    d3d=lambda p: X,  # a copy; with ScaleBias, the mad
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_identity_operator_desc",
     notes=("ScaleBias on an integer tensor (the page is silent): g(x) exact, truncated toward zero, "
            "saturated to the type.",),
