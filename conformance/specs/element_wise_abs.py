@@ -1,5 +1,6 @@
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, onnx_same_input)
+from conformance.specs.primitives import X, abs_
 
 SIGNED_32 = ("int32", "int16", "int8")
 
@@ -19,6 +20,7 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 0, "float16": 0},  # WebNN: abs 0 / 0
     onnx_route="Abs (opset 13); the DirectML EP sends unsigned types to ELEMENT_WISE_IDENTITY instead",
     to_onnx=onnx_same_input("Abs", 13),
+    d3d=lambda p: abs_(X),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_abs_operator_desc",
     notes=("|INT_MIN| does not fit its type and the page is silent: the oracle wraps (two's complement, "
            "|INT_MIN| = INT_MIN), what a GPU's integer abs does.",
