@@ -1,12 +1,26 @@
+import math
+
 import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, declared
 
 
 def special_values(dtype: str, params: dict) -> list:
     """The ends of the domain [-1, 1], one step inside and outside, and acos's steep end near 1."""
     return neighbours([1.0, -1.0, 0.5, -0.5, 1.0 - 2.0 ** -10], dtype)
+
+
+PI = float(np.nextafter(np.float32(math.pi), np.float32(4)))  # pi, rounded up to float32
+WGSL = "WGSL, Accuracy of Concrete Floating Point Expressions (gpuweb/gpuweb wgsl/index.bs, #concrete-float-accuracy)"
+
+
+def d3d(params: dict):
+    """No Direct3D figure exists for acos; WGSL's: absolute error 6.77e-5 (f32), 3.91e-3 (f16).
+    (WGSL grants the worse of that and atan2's 4096 ULP; the absolute figure alone is taken.)"""
+    return declared("acos", X, np.arccos, WGSL, abs_error={"float32": 6.77e-5, "float16": 3.91e-3},
+                    monotone="decreasing", bounds=(0.0, PI))
 
 
 SPEC = OperatorSpec(
@@ -25,6 +39,8 @@ SPEC = OperatorSpec(
     onnx_route="Acos (opset 7)",
     to_onnx=onnx_same_input("Acos", 7),
     special_values=special_values,
+    d3d=d3d,
+    output_range=lambda params, dtype: (0.0, PI),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_acos_operator_desc",
     notes=("NaN outside [-1, 1] (C99).",),
 )
