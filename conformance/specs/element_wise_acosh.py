@@ -1,7 +1,10 @@
+import math
+
 import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, log, sqrt
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -25,6 +28,8 @@ SPEC = OperatorSpec(
     onnx_route="Acosh (opset 9)",
     to_onnx=onnx_same_input("Acosh", 9),
     special_values=special_values,
+    d3d=lambda p: log(X + sqrt(X * X - 1.0)),  # the page's formula
+    output_range=lambda params, dtype: (0.0, math.inf),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_acosh_operator_desc",
     notes=("NaN below 1 (C99); the page gives ln(x + sqrt(x * x - 1)) as the definition.",),
 )
