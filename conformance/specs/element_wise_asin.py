@@ -1,12 +1,26 @@
+import math
+
 import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, declared
 
 
 def special_values(dtype: str, params: dict) -> list:
     """The ends of the domain [-1, 1], one step inside and outside, and asin's steep ends."""
     return neighbours([1.0, -1.0, 0.5, -0.5, 1.0 - 2.0 ** -10, -1.0 + 2.0 ** -10], dtype)
+
+
+HALF_PI = float(np.nextafter(np.float32(math.pi / 2), np.float32(4)))  # pi / 2, rounded up to float32
+WGSL = "WGSL, Accuracy of Concrete Floating Point Expressions (gpuweb/gpuweb wgsl/index.bs, #concrete-float-accuracy)"
+
+
+def d3d(params: dict):
+    """No Direct3D figure exists for asin; WGSL's: absolute error 6.81e-5 (f32), 3.91e-3 (f16).
+    (WGSL grants the worse of that and atan2's 4096 ULP; the absolute figure alone is taken.)"""
+    return declared("asin", X, np.arcsin, WGSL, abs_error={"float32": 6.81e-5, "float16": 3.91e-3},
+                    monotone="increasing", bounds=(-HALF_PI, HALF_PI))
 
 
 SPEC = OperatorSpec(
@@ -25,6 +39,9 @@ SPEC = OperatorSpec(
     onnx_route="Asin (opset 7)",
     to_onnx=onnx_same_input("Asin", 7),
     special_values=special_values,
+    d3d=d3d,
+    keeps_sign=True,
+    output_range=lambda params, dtype: (-HALF_PI, HALF_PI),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_asin_operator_desc",
     notes=("NaN outside [-1, 1] (C99).",),
 )
