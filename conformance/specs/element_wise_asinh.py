@@ -2,6 +2,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, log, sqrt
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -26,6 +27,8 @@ SPEC = OperatorSpec(
     onnx_route="Asinh (opset 9)",
     to_onnx=onnx_same_input("Asinh", 9),
     special_values=special_values,
+    d3d=lambda p: log(X + sqrt(X * X + 1.0)),  # the page's formula
+    keeps_sign=True,
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_asinh_operator_desc",
     notes=("The page gives ln(x + sqrt(x * x + 1)) as the definition; taken literally it cancels for "
            "negative x, where asinh(x) = -asinh(-x) does not.",),
