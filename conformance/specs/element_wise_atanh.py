@@ -2,6 +2,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, log
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -25,6 +26,8 @@ SPEC = OperatorSpec(
     onnx_route="Atanh (opset 9)",
     to_onnx=onnx_same_input("Atanh", 9),
     special_values=special_values,
+    d3d=lambda p: log((1.0 + X) / (1.0 - X)) * 0.5,  # the page's formula
+    keeps_sign=True,
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_atanh_operator_desc",
     notes=("+-inf at +-1 and NaN beyond (C99); the page gives ln((1 + x) / (1 - x)) / 2 as the "
            "definition.",),
