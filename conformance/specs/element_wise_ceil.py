@@ -2,6 +2,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, ceil
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -26,6 +27,7 @@ SPEC = OperatorSpec(
     onnx_route="Ceil (opset 13)",
     to_onnx=onnx_same_input("Ceil", 13),
     special_values=special_values,
+    d3d=lambda p: ceil(X),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_ceil_operator_desc",
     notes=("ceil(-0.5) is -0 (IEEE 754 roundToIntegralTowardPositive keeps the sign).",),
 )
