@@ -4,6 +4,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, declared, select
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -12,6 +13,20 @@ def special_values(dtype: str, params: dict) -> list:
     big = [v for v in (1e4, 1e6, 1e20) if v <= float(np.finfo(dtype).max)]
     edges = neighbours([100 * math.pi, -100 * math.pi], dtype)
     return [math.pi / 2, -math.pi / 2, math.pi, 3 * math.pi / 2] + edges + big + [-v for v in big]
+
+
+SINCOS = ("Direct3D sincos (sm4 asm, learn.microsoft.com/windows/win32/direct3dhlsl/sincos--sm4---asm-): "
+          "absolute error 0.0008 in [-100 pi, 100 pi], any value in [-1, 1] elsewhere; float16: WGSL's 2^-7")
+RANGE = 100 * math.pi
+
+
+def d3d(params: dict):
+    """Direct3D's sincos: absolute error at most 0.0008 for |x| <= 100 pi, a value in [-1, 1]
+    beyond (cos(+-inf) = NaN). In half, WGSL's 2^-7 (it states [-pi, pi]; taken on the same range)."""
+    near = declared("cos", X, np.cos, SINCOS, abs_error={"float32": 0.0008, "float16": 2.0 ** -7},
+                    bounds=(-1.0, 1.0))
+    anything = declared("cos", X, np.cos, SINCOS, abs_error=2.0, bounds=(-1.0, 1.0))
+    return select(X > RANGE, anything, select(X < -RANGE, anything, near))
 
 
 SPEC = OperatorSpec(
@@ -30,6 +45,8 @@ SPEC = OperatorSpec(
     onnx_route="Cos (opset 7)",
     to_onnx=onnx_same_input("Cos", 7),
     special_values=special_values,
+    d3d=d3d,
+    output_range=lambda params, dtype: (-1.0, 1.0),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_cos_operator_desc",
     notes=("cos(+-inf) and cos(NaN) are NaN.",),
 )
