@@ -4,6 +4,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, exp
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -29,6 +30,8 @@ SPEC = OperatorSpec(
     onnx_route="Cosh (opset 9)",
     to_onnx=onnx_same_input("Cosh", 9),
     special_values=special_values,
+    d3d=lambda p: (exp(X) + exp(-X)) * 0.5,  # WGSL and Vulkan inherit cosh's accuracy from this
+    output_range=lambda params, dtype: (1.0, math.inf),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_cosh_operator_desc",
     notes=("cosh(x) is finite up to ln(2 FLT_MAX); (exp(x) + exp(-x)) / 2 taken literally overflows "
            "from ln(FLT_MAX) on.",),
