@@ -11,6 +11,9 @@ DEFAULTS = {"ScaleBias": None}
 _ERF = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is accurate to float64
 
 
+def erf(values) -> np.ndarray:
+    return np.asarray(_ERF(np.asarray(values, dtype=np.float64)), dtype=np.float64)
+
+
 def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
-    g = np.asarray(apply_scale_bias(x, ScaleBias), dtype=np.float64)
-    return np.asarray(_ERF(g), dtype=np.float64)
+    return erf(apply_scale_bias(x, ScaleBias))

@@ -2,11 +2,22 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, onnx_same_input)
+from conformance.specs.primitives import X, declared
+from oracle.element_wise_erf import erf
 
 
 def special_values(dtype: str, params: dict) -> list:
     """Where erf reaches +-1 in the type, and small arguments (erf(x) ~ 2x / sqrt(pi))."""
     return [3.0, -3.0, 3.9, -3.9, 4.0, -4.0, 6.0, -6.0, 1e-4, -1e-4, 1e-30, -1e-30]
+
+
+OPENCL = "OpenCL C 3.0, Relative Error as ULPs: erf <= 16 ulp (float), <= 4 ulp (half)"
+
+
+def d3d(params: dict):
+    """No Direct3D or WGSL figure exists for erf; OpenCL's full profile: 16 ULP (float), 4 (half)."""
+    return declared("erf", X, erf, OPENCL, ulp={"float32": 16, "float16": 4}, monotone="increasing",
+                    bounds=(-1.0, 1.0))
 
 
 SPEC = OperatorSpec(
@@ -25,5 +36,8 @@ SPEC = OperatorSpec(
     onnx_route="Erf (opset 13)",
     to_onnx=onnx_same_input("Erf", 13),
     special_values=special_values,
+    d3d=d3d,
+    keeps_sign=True,
+    output_range=lambda params, dtype: (-1.0, 1.0),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_erf_operator_desc",
 )
