@@ -4,6 +4,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, exp
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -30,5 +31,7 @@ SPEC = OperatorSpec(
     onnx_route="Exp (opset 13)",
     to_onnx=onnx_same_input("Exp", 13),
     special_values=special_values,
+    d3d=lambda p: exp(X),  # HLSL: exp2(log2(e) * x)
+    output_range=lambda params, dtype: (0.0, math.inf),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_exp_operator_desc",
 )
