@@ -2,6 +2,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
                                     SupportTable, neighbours, onnx_same_input)
+from conformance.specs.primitives import X, floor
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -26,6 +27,7 @@ SPEC = OperatorSpec(
     onnx_route="Floor (opset 13)",
     to_onnx=onnx_same_input("Floor", 13),
     special_values=special_values,
+    d3d=lambda p: floor(X),
     source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_floor_operator_desc",
     notes=("floor(-0) is -0 (IEEE 754).",),
 )
