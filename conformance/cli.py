@@ -261,7 +261,12 @@ def cmd_specs(args) -> int:
         print(f"  through ONNX Runtime: {spec.onnx_route}")
         rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
                 for t in spec.tables]
-        print(tabulate(rows, headers=["from level", "dimension counts", "data types"]))
+        headers = ["from level", "dimension counts", "data types"]
+        if any(spec.output_dtype(d) != d for d in spec.dtypes):
+            for row, table in zip(rows, spec.tables):
+                row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
+            headers.append("output data type")
+        print(tabulate(rows, headers=headers))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")

@@ -14,6 +14,13 @@ def apply_scale_bias(x: np.ndarray, scale_bias) -> np.ndarray:
     return x * scale + bias
 
 
+def after_scale_bias(function):
+    """reference() of an operator f(g(x)) with one float function f and the optional ScaleBias g."""
+    def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
+        return function(apply_scale_bias(x, ScaleBias))
+    return reference
+
+
 def apply_scale_bias_to_integers(x: np.ndarray, scale_bias) -> np.ndarray:
     """g(x) for an integer tensor, exactly: x * Scale + Bias in rational arithmetic (Scale and
     Bias are float32 fields), truncated toward zero as a float stored in an integer tensor is.

@@ -35,6 +35,12 @@ class OnnxNode:
     opset: int
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+    output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+
+
+def same_type(dtype: str) -> str:
+    """The output data type of an operator whose output has its input's data type."""
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class OperatorSpec:
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     elementwise: bool = True  # each output element depends on its input element alone
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
 
     @property
     def dtypes(self) -> tuple:
@@ -89,6 +97,7 @@ class OperatorSpec:
 
 
 FLOATS = ("float32", "float16")
+SAME_TYPE_AND_SHAPE = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
 INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
 INTEGERS_64 = ("int64", "uint64")
 ONE_TO_EIGHT = tuple(range(1, 9))
@@ -96,21 +105,35 @@ SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
 
 
+def float_tables(first_level: str) -> tuple:
+    """The tables of a float-only element-wise page: 1 to 8 dimensions from 3_0, 4 from first_level."""
+    return (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable(first_level, (4,), FLOATS))
+
+
 def scale_bias_not_reachable(params: dict):
     if params.get("ScaleBias") is not None:
         raise NotReachable("ScaleBias: ONNX Runtime never fills DML_SCALE_BIAS "
                            "(a Mul+Add graph tests other operators)")
 
-SAME_TYPE_AND_SIZES = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
 
-
-def onnx_same_input(op_type: str, opset: int):
-    """to_onnx for an operator ONNX Runtime reaches through the one-input ONNX operator op_type
-    (no attributes); ScaleBias it never fills."""
+def one_node(op_type: str, opset: int, output_type: str | None = None) -> Callable:
+    """to_onnx of an operator that ONNX has as one node without attributes (ScaleBias not reachable)."""
     def to_onnx(dtype: str, params: dict) -> OnnxNode:
         scale_bias_not_reachable(params)
-        return OnnxNode(op_type, opset)
+        return OnnxNode(op_type, opset, output_type=output_type)
     return to_onnx
+
+
+def no_onnx(reason: str) -> Callable:
+    """to_onnx of an operator that no ONNX node reaches: every case is not reachable, for reason."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        raise NotReachable(reason)
+    return to_onnx
+
+
+def page(struct: str) -> str:
+    """The public address of a DirectML operator description's page."""
+    return f"https://learn.microsoft.com/windows/win32/api/directml/ns-directml-{struct.lower()}"
 
 
 def neighbours(values, dtype: str) -> list:
