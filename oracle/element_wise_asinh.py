@@ -1,12 +1,9 @@
 """DML_ELEMENT_WISE_ASINH: f(x) = asinh(x) = ln(x + sqrt(x * x + 1)), after the optional ScaleBias."""
 import numpy as np
 
-from oracle.scale_bias import apply_scale_bias
+from oracle.scale_bias import after_scale_bias
 
 OPERATOR = "ELEMENT_WISE_ASINH"
 DEFAULTS = {"ScaleBias": None}
 
-
-def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
-    g = apply_scale_bias(x, ScaleBias)
-    return np.arcsinh(g)
+reference = after_scale_bias(np.arcsinh)

@@ -1,12 +1,9 @@
 """DML_ELEMENT_WISE_COSH: f(x) = cosh(x), after the optional ScaleBias."""
 import numpy as np
 
-from oracle.scale_bias import apply_scale_bias
+from oracle.scale_bias import after_scale_bias
 
 OPERATOR = "ELEMENT_WISE_COSH"
 DEFAULTS = {"ScaleBias": None}
 
-
-def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
-    g = apply_scale_bias(x, ScaleBias)
-    return np.cosh(g)
+reference = after_scale_bias(np.cosh)

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from oracle.scale_bias import apply_scale_bias
+from oracle.scale_bias import after_scale_bias
 
 OPERATOR = "ELEMENT_WISE_ERF"
 DEFAULTS = {"ScaleBias": None}
@@ -15,5 +15,4 @@ def erf(values) -> np.ndarray:
     return np.asarray(_ERF(np.asarray(values, dtype=np.float64)), dtype=np.float64)
 
 
-def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None) -> np.ndarray:
-    return erf(apply_scale_bias(x, ScaleBias))
+reference = after_scale_bias(erf)

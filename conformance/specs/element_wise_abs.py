@@ -1,5 +1,5 @@
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, onnx_same_input)
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec,
+                                    SupportTable, one_node, page)
 from conformance.specs.primitives import X, abs_
 
 SIGNED_32 = ("int32", "int16", "int8")
@@ -16,12 +16,12 @@ SPEC = OperatorSpec(
             SupportTable("2_1", (4,), FLOATS + SIGNED_32),
             SupportTable("1_0", (4,), FLOATS)),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0},  # WebNN: abs 0 / 0
     onnx_route="Abs (opset 13); the DirectML EP sends unsigned types to ELEMENT_WISE_IDENTITY instead",
-    to_onnx=onnx_same_input("Abs", 13),
+    to_onnx=one_node("Abs", 13),
     d3d=lambda p: abs_(X),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_abs_operator_desc",
+    source=page("DML_ELEMENT_WISE_ABS_OPERATOR_DESC"),
     notes=("|INT_MIN| does not fit its type and the page is silent: the oracle wraps (two's complement, "
            "|INT_MIN| = INT_MIN), what a GPU's integer abs does.",
            "ScaleBias on an integer tensor (the page is silent): g(x) exact, truncated toward zero, "

@@ -2,9 +2,9 @@ import math
 
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
-from conformance.specs.primitives import X, declared
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
+from conformance.specs.primitives import WGSL_ACCURACY, X, declared
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -13,13 +13,12 @@ def special_values(dtype: str, params: dict) -> list:
 
 
 PI = float(np.nextafter(np.float32(math.pi), np.float32(4)))  # pi, rounded up to float32
-WGSL = "WGSL, Accuracy of Concrete Floating Point Expressions (gpuweb/gpuweb wgsl/index.bs, #concrete-float-accuracy)"
 
 
 def d3d(params: dict):
     """No Direct3D figure exists for acos; WGSL's: absolute error 6.77e-5 (f32), 3.91e-3 (f16).
     (WGSL grants the worse of that and atan2's 4096 ULP; the absolute figure alone is taken.)"""
-    return declared("acos", X, np.arccos, WGSL, abs_error={"float32": 6.77e-5, "float16": 3.91e-3},
+    return declared("acos", X, np.arccos, WGSL_ACCURACY, abs_error={"float32": 6.77e-5, "float16": 3.91e-3},
                     monotone="decreasing", bounds=(0.0, PI))
 
 
@@ -30,17 +29,16 @@ SPEC = OperatorSpec(
     summary="Computes the arccosine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for acos: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Acos (opset 7)",
-    to_onnx=onnx_same_input("Acos", 7),
+    to_onnx=one_node("Acos", 7),
     special_values=special_values,
     d3d=d3d,
     output_range=lambda params, dtype: (0.0, PI),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_acos_operator_desc",
+    source=page("DML_ELEMENT_WISE_ACOS_OPERATOR_DESC"),
     notes=("NaN outside [-1, 1] (C99).",),
 )

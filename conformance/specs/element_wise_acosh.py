@@ -2,8 +2,8 @@ import math
 
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
 from conformance.specs.primitives import X, log, sqrt
 
 
@@ -19,17 +19,16 @@ SPEC = OperatorSpec(
     summary="Computes the hyperbolic arccosine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for acosh: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Acosh (opset 9)",
-    to_onnx=onnx_same_input("Acosh", 9),
+    to_onnx=one_node("Acosh", 9),
     special_values=special_values,
     d3d=lambda p: log(X + sqrt(X * X - 1.0)),  # the page's formula
     output_range=lambda params, dtype: (0.0, math.inf),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_acosh_operator_desc",
+    source=page("DML_ELEMENT_WISE_ACOSH_OPERATOR_DESC"),
     notes=("NaN below 1 (C99); the page gives ln(x + sqrt(x * x - 1)) as the definition.",),
 )

@@ -1,7 +1,7 @@
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
 from conformance.specs.primitives import X, log, sqrt
 
 
@@ -18,18 +18,17 @@ SPEC = OperatorSpec(
     summary="Computes the hyperbolic arcsine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for asinh: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Asinh (opset 9)",
-    to_onnx=onnx_same_input("Asinh", 9),
+    to_onnx=one_node("Asinh", 9),
     special_values=special_values,
     d3d=lambda p: log(X + sqrt(X * X + 1.0)),  # the page's formula
     keeps_sign=True,
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_asinh_operator_desc",
+    source=page("DML_ELEMENT_WISE_ASINH_OPERATOR_DESC"),
     notes=("The page gives ln(x + sqrt(x * x + 1)) as the definition; taken literally it cancels for "
            "negative x, where asinh(x) = -asinh(-x) does not.",),
 )

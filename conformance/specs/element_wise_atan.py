@@ -2,9 +2,9 @@ import math
 
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
-from conformance.specs.primitives import X, declared
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
+from conformance.specs.primitives import WGSL_ACCURACY, X, declared
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -14,12 +14,11 @@ def special_values(dtype: str, params: dict) -> list:
 
 
 HALF_PI = float(np.nextafter(np.float32(math.pi / 2), np.float32(4)))  # pi / 2, rounded up to float32
-WGSL = "WGSL, Accuracy of Concrete Floating Point Expressions (gpuweb/gpuweb wgsl/index.bs, #concrete-float-accuracy)"
 
 
 def d3d(params: dict):
     """No Direct3D figure exists for atan; WGSL's: 4096 ULP (f32), 5 ULP (f16)."""
-    return declared("atan", X, np.arctan, WGSL, ulp={"float32": 4096, "float16": 5}, monotone="increasing",
+    return declared("atan", X, np.arctan, WGSL_ACCURACY, ulp={"float32": 4096, "float16": 5}, monotone="increasing",
                     bounds=(-HALF_PI, HALF_PI))
 
 
@@ -30,17 +29,16 @@ SPEC = OperatorSpec(
     summary="Computes the arctangent of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for atan: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 5, "float16": 2},
     onnx_route="Atan (opset 7)",
-    to_onnx=onnx_same_input("Atan", 7),
+    to_onnx=one_node("Atan", 7),
     special_values=special_values,
     d3d=d3d,
     keeps_sign=True,
     output_range=lambda params, dtype: (-HALF_PI, HALF_PI),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_atan_operator_desc",
+    source=page("DML_ELEMENT_WISE_ATAN_OPERATOR_DESC"),
 )

@@ -2,8 +2,8 @@ import math
 
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
 from conformance.specs.primitives import X, declared, select
 
 
@@ -36,17 +36,16 @@ SPEC = OperatorSpec(
     summary="Computes the trigonometric cosine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for cos: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Cos (opset 7)",
-    to_onnx=onnx_same_input("Cos", 7),
+    to_onnx=one_node("Cos", 7),
     special_values=special_values,
     d3d=d3d,
     output_range=lambda params, dtype: (-1.0, 1.0),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_cos_operator_desc",
+    source=page("DML_ELEMENT_WISE_COS_OPERATOR_DESC"),
     notes=("cos(+-inf) and cos(NaN) are NaN.",),
 )

@@ -2,8 +2,8 @@ import math
 
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
 from conformance.specs.primitives import X, exp
 
 
@@ -21,18 +21,17 @@ SPEC = OperatorSpec(
     summary="Computes the hyperbolic cosine of every element.",
     parameters=(SCALE_BIAS,),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for cosh: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 4, "float16": 2},
     onnx_route="Cosh (opset 9)",
-    to_onnx=onnx_same_input("Cosh", 9),
+    to_onnx=one_node("Cosh", 9),
     special_values=special_values,
     d3d=lambda p: (exp(X) + exp(-X)) * 0.5,  # WGSL and Vulkan inherit cosh's accuracy from this
     output_range=lambda params, dtype: (1.0, math.inf),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_cosh_operator_desc",
+    source=page("DML_ELEMENT_WISE_COSH_OPERATOR_DESC"),
     notes=("cosh(x) is finite up to ln(2 FLT_MAX); (exp(x) + exp(-x)) / 2 taken literally overflows "
            "from ln(FLT_MAX) on.",),
 )

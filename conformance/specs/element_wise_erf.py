@@ -1,8 +1,8 @@
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, onnx_same_input)
-from conformance.specs.primitives import X, declared
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, one_node,
+                                    page)
+from conformance.specs.primitives import OPENCL_ACCURACY, X, declared
 from oracle.element_wise_erf import erf
 
 
@@ -11,33 +11,30 @@ def special_values(dtype: str, params: dict) -> list:
     return [3.0, -3.0, 3.9, -3.9, 4.0, -4.0, 6.0, -6.0, 1e-4, -1e-4, 1e-30, -1e-30]
 
 
-OPENCL = "OpenCL C 3.0, Relative Error as ULPs: erf <= 16 ulp (float), <= 4 ulp (half)"
-
-
 def d3d(params: dict):
     """No Direct3D or WGSL figure exists for erf; OpenCL's full profile: 16 ULP (float), 4 (half)."""
-    return declared("erf", X, erf, OPENCL, ulp={"float32": 16, "float16": 4}, monotone="increasing",
+    return declared("erf", X, erf, OPENCL_ACCURACY, ulp={"float32": 16, "float16": 4}, monotone="increasing",
                     bounds=(-1.0, 1.0))
 
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_ERF",
     struct="DML_ELEMENT_WISE_ERF_OPERATOR_DESC",
-    formula="f(x) = 2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt, x first mapped by ScaleBias if present",
+    formula="f(x) = 2 / sqrt(pi) * integral from 0 to x of exp(-t^2) dt, x first mapped by ScaleBias "
+            "if present",
     summary="Computes the Gaussian error function of every element.",
     parameters=(SCALE_BIAS,),
     introduced="2_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=float_tables("2_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # No WebNN ULP tolerance for erf: the OpenCL C 3.0, Relative Error as ULPs figures.
     tolerance_ulp={"float32": 16, "float16": 4},
     onnx_route="Erf (opset 13)",
-    to_onnx=onnx_same_input("Erf", 13),
+    to_onnx=one_node("Erf", 13),
     special_values=special_values,
     d3d=d3d,
     keeps_sign=True,
     output_range=lambda params, dtype: (-1.0, 1.0),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_erf_operator_desc",
+    source=page("DML_ELEMENT_WISE_ERF_OPERATOR_DESC"),
 )

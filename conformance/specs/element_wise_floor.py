@@ -1,7 +1,7 @@
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, neighbours, onnx_same_input)
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+                                    one_node, page)
 from conformance.specs.primitives import X, floor
 
 
@@ -18,16 +18,15 @@ SPEC = OperatorSpec(
     summary="Computes the floor of every element.",
     parameters=(SCALE_BIAS,),
     introduced="1_0",
-    tables=(SupportTable("3_0", ONE_TO_EIGHT, FLOATS),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=float_tables("1_0"),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     # WebNN's ULP tolerances (webnn/resources: exp 32 / 1, ceil and floor 0).
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="Floor (opset 13)",
-    to_onnx=onnx_same_input("Floor", 13),
+    to_onnx=one_node("Floor", 13),
     special_values=special_values,
     d3d=lambda p: floor(X),
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_floor_operator_desc",
+    source=page("DML_ELEMENT_WISE_FLOOR_OPERATOR_DESC"),
     notes=("floor(-0) is -0 (IEEE 754).",),
 )

@@ -1,5 +1,5 @@
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SIZES,
-                                    SCALE_BIAS, OperatorSpec, SupportTable, onnx_same_input)
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS,
+                                    OperatorSpec, SupportTable, one_node, page)
 from conformance.specs.primitives import X
 
 SPEC = OperatorSpec(
@@ -15,12 +15,12 @@ SPEC = OperatorSpec(
             SupportTable("2_1", (4, 5), FLOATS + INTEGERS_32),
             SupportTable("1_0", (4, 5), FLOATS)),
     in_place=True,
-    constraints=SAME_TYPE_AND_SIZES,
+    constraints=SAME_TYPE_AND_SHAPE,
     tolerance_ulp={"float32": 0, "float16": 0, "float64": 0},  # WebNN: identity 0 / 0
     onnx_route="Identity (opset 14)",
-    to_onnx=onnx_same_input("Identity", 14),
+    to_onnx=one_node("Identity", 14),
     d3d=lambda p: X,  # a copy; with ScaleBias, the mad
-    source="https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_identity_operator_desc",
+    source=page("DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC"),
     notes=("ScaleBias on an integer tensor (the page is silent): g(x) exact, truncated toward zero, "
            "saturated to the type.",),
 )

@@ -20,6 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Accuracy tables that declared() functions cite (where Direct3D states no figure).
+WGSL_ACCURACY = ("WGSL, 'Accuracy of concrete floating point built-in functions' (gpuweb/gpuweb, wgsl/index.bs "
+                 "#concrete-float-accuracy)")
+OPENCL_ACCURACY = "OpenCL C 3.0, 'Relative Error as ULPs' (full profile; single and half precision tables)"
+
 
 @dataclass(frozen=True, eq=False)
 class Expr:
