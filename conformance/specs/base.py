@@ -139,8 +139,9 @@ def page(struct: str) -> str:
 def neighbours(values, dtype: str) -> list:
     """Each value in the tensor type, with the values one step below and above it."""
     result = []
-    for value in values:
-        cast = np.array(value, dtype=np.float64).astype(dtype)
-        result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
-                   np.nextafter(cast, cast.dtype.type(np.inf))]
+    with np.errstate(over="ignore"):
+        for value in values:
+            cast = np.array(value, dtype=np.float64).astype(dtype)
+            result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
+                       np.nextafter(cast, cast.dtype.type(np.inf))]
     return [float(v) for v in result]
