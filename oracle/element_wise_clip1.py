@@ -39,4 +39,5 @@ def reference(x: np.ndarray, dtype: str, nan_rule="d3d", ScaleBias=None, MinMaxD
             return np.maximum(np.array(low, x.dtype), np.minimum(x, np.array(high, x.dtype)))
         g = apply_scale_bias_to_integers(x, ScaleBias)
         return np.array([max(low, min(v, high)) for v in g.ravel().tolist()], dtype=object).reshape(x.shape)
-    return dml_max(np.float64(low), dml_min(apply_scale_bias(x, ScaleBias), np.float64(high), nan_rule), nan_rule)
+    clipped_above = dml_min(apply_scale_bias(x, ScaleBias), np.float64(high), nan_rule)
+    return dml_max(np.float64(low), clipped_above, nan_rule)

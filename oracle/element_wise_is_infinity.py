@@ -14,5 +14,6 @@ def output_dtype(dtype: str) -> str:
     return "uint8"
 
 
-def reference(x: np.ndarray, dtype: str, nan_rule="d3d", InfinityMode="DML_IS_INFINITY_MODE_EITHER") -> np.ndarray:
+def reference(x: np.ndarray, dtype: str, nan_rule="d3d",
+              InfinityMode="DML_IS_INFINITY_MODE_EITHER") -> np.ndarray:
     return (np.isinf(x) & np.isin(np.sign(x), SIGNS[InfinityMode])).astype(np.uint8)
