@@ -1,6 +1,6 @@
 """The oracles of the one-input element-wise operators IDENTITY, ABS, ACOS, ACOSH, ASIN, ASINH, ATAN,
-ATANH, CEIL, COS, COSH, ERF, EXP and FLOOR against WebNN's test vectors, Python integers and
-hand-checked edges.
+ATANH, CEIL, CLIP1, COS, COSH, ERF, EXP, FLOOR and IS_INFINITY against WebNN's test vectors, Python
+integers and hand-checked edges.
 
 tests/data/webnn/*.json are WebNN's conformance vectors (web-platform-tests/wpt at 0556bbc4,
 webnn/conformance_tests/*.https.any.js, BSD-3-Clause), each case with the tolerance WebNN judges it
@@ -65,6 +65,55 @@ def test_webnn_vectors(case):
     assert ok.all(), (f"{(~ok).sum()} elements outside WebNN's {case['tolerance']['metricType']} "
                       f"{case['tolerance']['value']}: x={x[~ok][:4]}, oracle={actual[~ok][:4]}, "
                       f"webnn={expected[~ok][:4]}")
+
+
+def _clamp_bounds(case, dtype):
+    """WebNN's clamp bounds as CLIP1's fields: an omitted float bound is WebNN's -inf / +inf."""
+    arguments = case["arguments"]
+    unset = (-math.inf, math.inf) if np.dtype(dtype).kind == "f" else (None, None)
+    return ({"Min": arguments.get("minValue", unset[0]), "Max": arguments.get("maxValue", unset[1])})
+
+
+@pytest.mark.parametrize("case", _webnn_cases(["clamp"]))
+def test_webnn_clamp_vectors_as_clip1(case):
+    """WebNN's clamp is CLIP1 with bounds of the tensor's type, except for NaN: WebNN propagates
+    it, DirectML's max(Min, min(x, Max)) with Direct3D's min/max gives max(Min, Max) instead."""
+    (operand,) = case["inputs"]
+    dtype = operand["dataType"]
+    x, expected = _array(operand), _array(case["expected"])
+    bounds = _clamp_bounds(case, dtype)
+    strict = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, nan_rule="propagate", **bounds)
+    assert _within_webnn_tolerance(expected, strict, case["tolerance"]).all()
+    direct3d = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, **bounds)
+    nan_input = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=bool)
+    assert _within_webnn_tolerance(expected[~nan_input], direct3d[~nan_input], case["tolerance"]).all()
+    assert (direct3d[nan_input] == max(bounds["Min"], bounds["Max"])).all()
+
+
+def test_clip1_int64_bounds_keep_every_bit():
+    x = np.array([2 ** 62, 2 ** 53 + 2, -(2 ** 53) - 2, 0], dtype=np.int64)
+    out = oracle.evaluate("ELEMENT_WISE_CLIP1", x, "int64", Min=-(2 ** 53) - 1, Max=2 ** 53 + 1)
+    assert out.tolist() == [2 ** 53 + 1, 2 ** 53 + 1, -(2 ** 53) - 1, 0]
+    top = np.iinfo(np.uint64).max
+    out = oracle.evaluate("ELEMENT_WISE_CLIP1", np.array([top, 3], np.uint64), "uint64", Min=5, Max=top - 1)
+    assert out.tolist() == [top - 1, 5]
+
+
+def test_clip1_float16_bounds_are_float16_values():
+    x = np.array([0.0, 0.2, np.nan], np.float16)
+    out = oracle.evaluate("ELEMENT_WISE_CLIP1", x, "float16", Min=0.1, Max=0.15)
+    assert out.tolist() == [float(np.float16(0.1)), float(np.float16(0.15)), float(np.float16(0.15))]
+
+
+@pytest.mark.parametrize("mode, signs", [("DML_IS_INFINITY_MODE_EITHER", (1, -1)),
+                                         ("DML_IS_INFINITY_MODE_POSITIVE", (1,)),
+                                         ("DML_IS_INFINITY_MODE_NEGATIVE", (-1,))])
+def test_is_infinity_on_every_float16_pattern(mode, signs):
+    x = np.arange(65536, dtype=np.uint16).view(np.float16)
+    out = oracle.evaluate("ELEMENT_WISE_IS_INFINITY", x, "float16", InfinityMode=mode)
+    assert out.dtype == np.uint8
+    hits = {int(bits) for bits in np.flatnonzero(out)}
+    assert hits == {0x7C00 for s in signs if s > 0} | {0xFC00 for s in signs if s < 0}
 
 
 def test_webnn_vectors_cover_both_float_types():
