@@ -145,3 +145,11 @@ def neighbours(values, dtype: str) -> list:
             result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
                        np.nextafter(cast, cast.dtype.type(np.inf))]
     return [float(v) for v in result]
+
+
+def integral_edges(dtype: str) -> list:
+    """Where rounding to an integer turns: halves and quarters of both signs (the sign of a zero
+    result included), and the last non-integers below 2^(mantissa bits)."""
+    whole = 2.0 ** np.finfo(dtype).nmant
+    fractions = [0.25, 0.5, 0.75, 1.5, 2.5]
+    return fractions + [-v for v in fractions] + neighbours([whole, -whole], dtype)

@@ -1,14 +1,6 @@
-import numpy as np
-
-from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, neighbours,
+from conformance.specs.base import (SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, float_tables, integral_edges,
                                     one_node, page)
 from conformance.specs.primitives import X, ceil
-
-
-def special_values(dtype: str, params: dict) -> list:
-    """Halves (ceil(-0.5) = -0), and the last non-integers below 2^(mantissa bits)."""
-    whole = 2.0 ** (np.finfo(dtype).nmant)
-    return [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.25, 0.75] + neighbours([whole, -whole], dtype)
 
 
 SPEC = OperatorSpec(
@@ -25,7 +17,7 @@ SPEC = OperatorSpec(
     tolerance_ulp={"float32": 0, "float16": 0},
     onnx_route="Ceil (opset 13)",
     to_onnx=one_node("Ceil", 13),
-    special_values=special_values,
+    special_values=lambda dtype, params: integral_edges(dtype),
     d3d=lambda p: ceil(X),
     source=page("DML_ELEMENT_WISE_CEIL_OPERATOR_DESC"),
     notes=("ceil(-0.5) is -0 (IEEE 754 roundToIntegralTowardPositive keeps the sign).",),
