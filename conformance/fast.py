@@ -119,7 +119,7 @@ class Tally:
                 self.max_fractional, part.max_fractional_ulp)
         if part.histogram:
             for low, _, count in part.histogram["bins"]:
-                self.histogram[int(low).bit_length()] += count
+                self.histogram[int(bin_index(np.array([low]))[0])] += count
             self.histogram_nan += part.histogram["nan"]
             self.histogram_flushed += part.histogram["flushed"]
         def position(item):
