@@ -106,8 +106,11 @@ def test_results_already_written_survive_a_backend_that_kills_the_process(tmp_pa
     assert done.returncode == 70
     header, records, footer = read_results(results)
     assert header["backend"] == "python:faults:die_at_clip" and footer is None
-    assert len(records) > 100 and {r["op"] for r in records} == {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU"}
     first_clip = conformance("list", "-k", "ELEMENT_WISE_CLIP").stdout.split()[0]
+    listed = conformance("list").stdout.split()
+    before_clip = listed[:listed.index(first_clip)]  # every case file that sorts before CLIP's
+    assert len(records) > 100 and [r["id"] for r in records] == before_clip[:len(records)]
+    assert len(before_clip) - len(records) < 64  # only the batch in flight is missing
     assert first_clip in header["unfinished"] and len(header["unfinished"]) <= 64
     report = conformance("report", results)
     assert f"{results} is partial: it has no footer" in report.stderr and "ACTIVATION_CELU" in report.stdout
