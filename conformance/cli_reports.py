@@ -114,7 +114,7 @@ def cmd_diff(args) -> int:
 
 def text_diff(result, limit=50) -> str:
     from tabulate import tabulate
-    lines = [f"WARNING: {note}" for note in result.partial_runs()]
+    lines = [f"WARNING: {note}" for note in result.warnings()]
     lines += [f"A: {result.name_a} ({result.header_a.get('backend')}, {result.header_a.get('device')})",
               f"B: {result.name_b} ({result.header_b.get('backend')}, {result.header_b.get('device')})"]
     for kind, items in result.by_kind():

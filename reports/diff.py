@@ -91,11 +91,17 @@ class RunDiff:
     def failed(self) -> bool:
         return bool(self.regressions or (self.missing and not self.allow_missing))
 
-    def partial_runs(self) -> list:
-        """A line for each run whose results are partial (interrupted, or no footer)."""
+    def warnings(self) -> list:
+        """A line for each run whose results are partial (interrupted, or no footer), and one if the
+        two runs' statuses were decided by different tolerance models."""
         runs = (("A", self.name_a, self.header_a, self.footer_a), ("B", self.name_b, self.header_b, self.footer_b))
-        return [f"{label} ({name}) is partial: {reason}" for label, name, header, footer in runs
-                if (reason := partial(header, footer))]
+        notes = [f"{label} ({name}) is partial: {reason}" for label, name, header, footer in runs
+                 if (reason := partial(header, footer))]
+        models = [(header or {}).get("tolerance_model", "ulp") for _, _, header, _ in runs]
+        if models[0] != models[1]:
+            notes.append(f"A's statuses were decided by the {models[0]} tolerance model and B's by {models[1]}: "
+                         "a status change may come from the model, not the device")
+        return notes
 
     def verdict(self) -> str:
         """Why the comparison fails, or that it does not."""

@@ -139,7 +139,7 @@ def diff(result) -> str:
         a, b = result.header_a.get(key), result.header_b.get(key)
         if a or b:
             runs.append([text(key), text(a or "-"), text(b or "-")])
-    parts = ["# Conformance diff", ""] + [f"> **Warning**: {text(note)}\n" for note in result.partial_runs()]
+    parts = ["# Conformance diff", ""] + [f"> **Warning**: {text(note)}\n" for note in result.warnings()]
     parts += [table(runs[1:], runs[0]), "",
               f"**{len(result.regressions)} regression(s)**: {text(result.summary())}", ""]
     if result.missing:

@@ -284,3 +284,21 @@ def test_interval_endpoints_agree_with_exact_rationals(op, params):
         assert mine_lo <= lo and hi <= mine_hi, (op, full, value, (lo, hi), (mine_lo, mine_hi))
         equal += (mine_lo, mine_hi) == (lo, hi)
     assert equal >= 0.9 * x.size, f"only {equal} of {x.size} intervals equal the exact computation"
+
+
+def test_diff_warns_when_the_runs_were_judged_by_different_models(tmp_path):
+    from reports.diff import diff_files
+    cases = select(load_paths(), "ACTIVATION_CELU and float32 and specials")
+    paths = []
+    for model in ("ulp", "d3d"):
+        path = tmp_path / f"{model}.jsonl"
+        writer = ResultsWriter(str(path))
+        backend = create("python:d3d_faults:celu_as_directml_computes_it")
+        writer.write(runner.run_metadata(backend, "5_0", 0, [], model=model))
+        summary = runner.run(cases, backend, "5_0", writer, model=model)
+        writer.write({"type": "footer", "seconds": 0, "cases": len(summary.records)})
+        writer.close()
+        paths.append(path)
+    result = diff_files(*paths)
+    assert any("tolerance model" in note for note in result.warnings())
+    assert result.changes and all(c.status_after == statuses.PASS for c in result.changes)

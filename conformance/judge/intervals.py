@@ -423,7 +423,8 @@ def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None) 
     """The acceptance set of each element of x (exact inputs of the tensor type dtype), in
     values of dtype; formats: those the computation may use (default COMPUTED_IN[dtype])."""
     target = np.dtype(dtype)
-    points = Values.points(np.asarray(x).astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        points = Values.points(np.asarray(x).astype(np.float64))
     result = None
     for fmt in formats or COMPUTED_IN[target.name]:
         v = Evaluator(fmt, nan_rule).evaluate(formula, points)
