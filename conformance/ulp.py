@@ -47,9 +47,9 @@ def fractional_ulp_error(reference: np.ndarray, actual: np.ndarray, dtype) -> np
     normal exponent so that subnormal references use the subnormal spacing.
     """
     dtype = np.dtype(dtype)
-    reference = np.asarray(reference, dtype=np.float64)
-    test = np.asarray(actual).astype(np.float64)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # a signalling NaN (a bitwise operator's output) raises invalid on the cast
+        reference = np.asarray(reference, dtype=np.float64)
+        test = np.asarray(actual).astype(np.float64)
         _, exponent = np.frexp(reference)
         ilogb = np.maximum(exponent - 1, _MIN_EXPONENT[dtype])
         error = np.ldexp(test - reference, (_MANTISSA_DIGITS[dtype] - 1 - ilogb).astype(np.int64))

@@ -217,9 +217,11 @@ def test_cpu_worker_gives_the_same_records_as_cpu_with_far_fewer_sessions():
     refused = {(r["op"], r["dtype"], str(r["params"])) for r in cpu_records
                if r["status"] in (statuses.UNSUPPORTED, statuses.UNSUPPORTED_REQUIRED)}
     assert worker.sessions_created <= len(families) + len(refused)
-    cpu_sessions = len({(r["op"], r["dtype"], str(r["params"])) for r in cpu_records
-                        if r["status"] != statuses.NOT_REACHABLE})
-    assert worker.sessions_created * 3 < cpu_sessions
+    cpu_sets = {(r["op"], r["dtype"], str(r["params"])) for r in cpu_records if r["status"] != statuses.NOT_REACHABLE}
+    # cpu needs a session a parameter set; the worker one a family: what the families with several
+    # parameter sets save (operators without fields have one set a family and save nothing).
+    saved = len(cpu_sets) - len({(op, dtype) for op, dtype, _ in cpu_sets})
+    assert saved > 100 and worker.sessions_created <= len(cpu_sets) - saved + len(refused)
     expected = by_id(cpu_records)
     assert len(worker_records) == len(expected) > 700
     for record in worker_records:

@@ -38,14 +38,15 @@ def number(value) -> str:
 
 
 def label(params: dict) -> str:
-    return ",".join(f"Scale={v['Scale']:g},Bias={v['Bias']:g}" if isinstance(v, dict) else f"{k}={v:g}"
-                    for k, v in params.items())
+    """As the case ids name a parameter set ("defaults" for an operator without fields)."""
+    return ",".join(f"Scale={v['Scale']:g},Bias={v['Bias']:g}" if isinstance(v, dict)
+                    else f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in params.items()) or "defaults"
 
 
 def value_yaml(value) -> str:
     if isinstance(value, dict):
         return "{Scale: " + number(value["Scale"]) + ", Bias: " + number(value["Bias"]) + "}"
-    return number(value)
+    return value if isinstance(value, str) else number(value)  # a string: an enum's value name
 
 
 def collect(paths=None) -> dict:
@@ -92,10 +93,9 @@ def render(op: str, sets: list) -> str:
             f"    description: {json.dumps('float16 cases in ' + used)}",
             "    dtypes: [float16]",
             f"    shapes: [[{', '.join(map(str, shape))}]]",
-            "    params:",
         ]
         names = [p.name for p in spec.parameters if p.name in params]
-        lines += [f"      {name}: {value_yaml(params[name])}" for name in names]
+        lines += ["    params:"] * bool(names) + [f"      {name}: {value_yaml(params[name])}" for name in names]
         lines += ["    inputs:", "      - {kind: exhaustive_float16}"]
     return "\n".join(lines) + "\n"
 
