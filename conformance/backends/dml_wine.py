@@ -33,6 +33,8 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable; 0: none)
   session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
+  dml_release=VERSION    (dml-wine) another provisioned onnxruntime-directml release, named by its
+                         version or its DirectML.dll's (conformance/dml_releases.py)
 """
 import os
 import platform
@@ -48,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome)
@@ -332,6 +335,7 @@ class WorkerBackend(Backend):
         self._graphs = {}
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
         self._hello = None
+        self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
         try:
             self._ensure_worker()
@@ -387,7 +391,7 @@ class WorkerBackend(Backend):
         D3D12 fails with DXGI_ERROR_UNSUPPORTED; such a worker is restarted (its Xvfb too)."""
         if self.provider != DML or hello.get("platform") != "win32":
             return None
-        for key in ("adapters", "dml_max_feature_level"):
+        for key in ("adapters", "dml_max_feature_level", "directml_load"):
             value = hello.get(key)
             if isinstance(value, str) and value.startswith("error"):
                 return f"{key}: {value}"
@@ -417,6 +421,8 @@ class WorkerBackend(Backend):
                                                  "max_nodes": self.settings["max_nodes"],
                                                  "memory_budget_mb": self.memory_budget >> 20,
                                                  "sessions_per_worker": self.capacity()}}
+        if self.provider == DML:
+            meta.update(wine_lane.directml_header(hello.get("directml_loaded"), self.release, self.release_requested))
         return meta
 
     # -- planning ------------------------------------------------------------------------------------
@@ -761,18 +767,24 @@ def _socket_factory(launcher, settings):
 
 
 def dml_wine(name, options):
-    """The real DirectML.dll under Wine (see docs/dml-wine.md)."""
+    """The real DirectML.dll under Wine (see docs/dml-wine.md); dml_release=VERSION runs another
+    provisioned onnxruntime-directml release (conformance/dml_releases.py)."""
     lane, reason = find_lane()
     if lane is None:
         raise BackendUnavailable(reason)
+    options = dict(options or {})
+    requested = options.pop(dml_releases.OPTION, None)
+    lane, release = wine_lane.for_release(lane, requested)
     settings, provider_options = _settings(options)
     settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
-        return WorkerBackend(name, DML, provider_options, _dml_config(settings), _socket_factory(launcher, settings),
-                             settings, launcher.describe())
+        backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
+                                _socket_factory(launcher, settings), settings, launcher.describe())
+        backend.release, backend.release_requested = release, requested
+        return backend
     except BaseException:
         launcher.close()
         raise

@@ -87,9 +87,33 @@ class Engine:
                 "executable": sys.executable, "numpy": np.__version__,
                 "onnxruntime": self.ort.__version__, "providers": self.ort.get_available_providers()}
         started = time.perf_counter()
+        if probe_device:
+            info["directml_load"] = self._load_directml()
         info.update(devinfo.describe(self.ort, probe_device=probe_device))
         info["probe_seconds"] = round(time.perf_counter() - started, 3)
         return info
+
+    def _load_directml(self):
+        """Have ONNX Runtime load DirectML.dll as it would for a case (old releases do it at import,
+        newer ones when the first DirectML session is created: then an empty one is created here),
+        so that the hello reports the DLL actually loaded. -> how it was loaded, or why not."""
+        if sys.platform != "win32" or "DmlExecutionProvider" not in self.ort.get_available_providers():
+            return None
+        try:
+            if devinfo.loaded_dll():
+                return "loaded by import onnxruntime"
+            options = self.ort.SessionOptions()
+            options.log_severity_level = 3
+            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+            started = time.perf_counter()
+            model = onnxmini.model(nodes=[], inputs=[("x", "float32")], outputs=[("x", "float32")])
+            session = self.ort.InferenceSession(model, options, providers=[("DmlExecutionProvider", {"device_id": "0"})])
+            loaded = devinfo.loaded_dll()
+            del session
+            return (f"loaded by creating an empty DirectML session ({_since(started):.2f} s)" if loaded
+                    else "error: no DirectML.dll loaded after creating a DirectML session")
+        except Exception as error:
+            return f"error: {type(error).__name__}: {_one_line(error)}"
 
     def batch(self, header: dict, buffers: list):
         reply = {"op": "batch", "id": header.get("id"), "sessions": {}, "runs": []}
