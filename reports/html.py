@@ -85,7 +85,8 @@ def render_diff(result) -> str:
 
 
 def render_compare(result) -> str:
-    return _page("compare.html.j2", cmp=result)
+    from reports.diff import ORDER
+    return _page("compare.html.j2", cmp=result, kinds=ORDER)
 
 
 def _compact(value) -> str:

@@ -140,7 +140,8 @@ def directml_header(loaded, release=None, requested=None) -> dict:
         header["dml_release"] = {
             "requested": requested, "onnxruntime_directml": release.onnxruntime, "directml": release.directml,
             "pinned_dll_sha256": release.dll_sha256,
-            "loaded_is_pinned": isinstance(loaded, dict) and loaded.get("sha256") == release.dll_sha256}
+            "loaded_is_pinned": isinstance(loaded, dict) and loaded.get("sha256") == release.dll_sha256
+            and not loaded.get("also_loaded")}
     return header
 
 

@@ -73,7 +73,8 @@ def loaded_modules() -> list:
 
 def loaded_dll(basename: str = "DirectML.dll") -> dict | None:
     """identify() of the module of that name this process has loaded, or None (not loaded, or not
-    Windows). Two such modules (never seen) are both reported, under "also_loaded"."""
+    Windows). Where two are loaded (another DirectML.dll loaded first, by path), the others are
+    listed under "also_loaded": which one a caller uses is then not known from here."""
     if sys.platform != "win32":
         return None
     found = [path for path in loaded_modules() if os.path.basename(path).lower() == basename.lower()]

@@ -16,7 +16,8 @@ Requests:
       proves where every node ran.
   {"op": "forget", "keys": [...]}        -> drops sessions
   {"op": "selfcheck"}                    -> runs a hand-made two-node model (onnxmini)
-  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1; a
+  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1 (which also
+                                            lets DMLC_WORKER_PRELOAD name a DLL loaded before onnxruntime); a
                                             "debug": action on any request injects the fault there,
                                             "debug_delay": seconds delays its handling
   {"op": "exit"}
@@ -50,11 +51,16 @@ class Session:
 
 class Engine:
     def __init__(self, test_hooks=None):
+        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
+        if self.test_hooks and os.environ.get("DMLC_WORKER_PRELOAD"):
+            # A test loads another DirectML.dll before ONNX Runtime does, as an application might: the
+            # hello must then name that one.
+            import ctypes
+            ctypes.WinDLL(os.environ["DMLC_WORKER_PRELOAD"])
         import onnxruntime
         self.ort = onnxruntime
         self.sessions = {}
         self.sessions_created = 0
-        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
         self.profile_dir = tempfile.mkdtemp(prefix="dmlc-worker-profile-")
 
     # -- requests -------------------------------------------------------------------------------
