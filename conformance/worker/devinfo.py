@@ -22,9 +22,13 @@ def file_version(path: str) -> str | None:
     """'1.15.4.0' from the VS_FIXEDFILEINFO of a PE file, or None."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            return version_of(handle.read())
     except OSError:
         return None
+
+
+def version_of(data: bytes) -> str | None:
+    """file_version() of a PE file's bytes."""
     at = data.find(FIXED_FILE_INFO_SIGNATURE)
     while at >= 0:
         # dwSignature, dwStrucVersion, dwFileVersionMS, dwFileVersionLS
