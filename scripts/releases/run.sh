@@ -9,7 +9,10 @@
 # OUT_DIR/{cases,f16-sweeps}-{dml-direct,dml-wine}-<onnxruntime version>.jsonl, then
 # OUT_DIR/{cases,f16-sweeps}-matrix.{md,html} (conformance compare --releases). A run that is not
 # conformant (exit 1) does not stop the sweep; any other failure does. Set CONFORMANCE to use
-# another command than the one on PATH (e.g. .venv/bin/conformance).
+# another command than the one on PATH (e.g. .venv/bin/conformance), RUN_OPTIONS for more
+# `conformance run` arguments, DML_WINE_OPTIONS for the dml-wine runs only (e.g. "--provider-option
+# memory_budget_mb=4000" on a crowded machine: dml-wine's workers hold gigabytes under lavapipe, and
+# an out-of-memory kill reads as a crash).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-results/releases}
@@ -30,7 +33,8 @@ for release in $releases; do
             echo "== $suite, $backend, onnxruntime-directml $release -> $results" >&2
             status=0
             "$CONFORMANCE" run "$paths" --backend "$backend" --provider-option "dml_release=$release" \
-                --seed 0 --quiet --results "$results" || status=$?
+                --seed 0 --quiet --results "$results" ${RUN_OPTIONS:-} \
+                $([ "$backend" = dml-wine ] && echo "${DML_WINE_OPTIONS:-}") || status=$?
             [ "$status" -le 1 ] || { echo "run.sh: $suite $backend $release exited $status" >&2; exit "$status"; }
         done
     done
