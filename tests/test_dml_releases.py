@@ -265,3 +265,30 @@ def test_compare_releases_refuses_a_run_without_directml(tmp_path, capsys):
     cpu.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert cli.main(["compare", "--releases", good, str(cpu)]) == 2
     assert "cpu.jsonl: its header names no DirectML.dll version" in capsys.readouterr().err
+
+
+def test_the_header_keeps_the_first_workers_dll_across_a_restart():
+    """Only the first worker makes ONNX Runtime load DirectML.dll before its hello; after a worker
+    dies, the next serves the cases and the header still names that DLL."""
+    import signal
+    from conformance import statuses
+    from conformance.caseload import load_paths
+    from conformance.runner import judge
+    from conformance.selection import select
+    lane = _lane()
+    newest = dml_releases.newest()
+    backend = _backend("dml-wine", {})
+    try:
+        before = backend.metadata()["directml_loaded"]
+        for pid in backend.worker_pids():
+            os.kill(pid, signal.SIGKILL)
+        (case,) = select(load_paths(), "ELEMENT_WISE_CLIP/float32/rank4[2x3x4x5]/Min=-1,Max=1/uniform[-8,8]")
+        x = case.make_input()
+        (outcome,) = backend.run_many([(case, x)])
+        record = judge(case, x, outcome, "5_0", "dml-wine", 0.0)
+        after = backend.metadata()["directml_loaded"]
+    finally:
+        backend.close()
+    assert backend.worker_starts == 2 and record["status"] == statuses.PASS, record.get("message")
+    assert before == after and after["unix_path"] == str(dml_releases.directml_dll(lane.home, newest))
+    assert after["sha256"] == newest.dll_sha256

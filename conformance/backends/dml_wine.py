@@ -99,9 +99,9 @@ class NativeLauncher(Launcher):
         self.python = python or sys.executable
         self.env = env or {}
 
-    def start(self, address, token, log_path):
+    def start(self, address, token, log_path, args=()):
         command = [self.python, "-m", "conformance.worker", "--connect", f"{address[0]}:{address[1]}",
-                   "--token", token, "--log", str(log_path)]
+                   "--token", token, *args, "--log", str(log_path)]
         env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=token)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
                                                           env.get("PYTHONPATH")]))
@@ -149,7 +149,7 @@ def available_memory() -> int | None:
 class SocketChannel:
     """One worker process and its connection."""
 
-    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int):
+    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int, args=()):
         self.token = uuid.uuid4().hex
         self.log_path = logdir / f"worker-{generation}.log"
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -157,7 +157,7 @@ class SocketChannel:
         listener.listen(1)
         self.sock = None
         try:
-            self.process = launcher.start(listener.getsockname(), self.token, self.log_path)
+            self.process = launcher.start(listener.getsockname(), self.token, self.log_path, args)
             deadline = time.monotonic() + startup_timeout
             while self.sock is None:
                 ready, _, _ = select.select([listener], [], [], 0.5)
@@ -359,7 +359,9 @@ class WorkerBackend(Backend):
         for _ in range(DEVICE_ATTEMPTS):
             self.worker_starts += 1
             try:
-                channel = self._channel_factory(self.logdir, self.worker_starts)
+                # The first worker makes ONNX Runtime load DirectML.dll before its hello (seconds under
+                # lavapipe), so that the header names the DLL really loaded; later ones need not.
+                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self._hello is None)
             except BackendUnavailable:
                 self._start_failures += 1
                 raise
@@ -375,7 +377,8 @@ class WorkerBackend(Backend):
                                      f"D3D12 device: " + " | ".join(problems))
         self._start_failures = 0
         self._channel = channel
-        self._hello = channel.hello
+        if self._hello is None:  # the header's: the first worker's, which loaded DirectML.dll first
+            self._hello = channel.hello
         self._live = 0
         self._base_memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
@@ -760,8 +763,9 @@ def _dml_config(settings) -> dict:
 
 
 def _socket_factory(launcher, settings):
-    def factory(logdir, generation):
-        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation)
+    def factory(logdir, generation, load_directml=True):
+        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
+                             () if load_directml else ("--no-directml-load",))
     factory.close = launcher.close
     return factory
 
@@ -805,7 +809,7 @@ dml_wine.available = _dml_wine_available
 def _native(name, provider, options, config_for):
     settings, provider_options = _settings(options)
     if settings["transport"] == "inprocess":
-        def factory(logdir, generation):
+        def factory(logdir, generation, load_directml=True):
             return InProcessChannel(test_hooks=settings["test_hooks"])
         describe = {"transport": "in-process"}
     elif settings["transport"] == "subprocess":

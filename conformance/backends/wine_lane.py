@@ -203,10 +203,11 @@ class Process:
 
 
 class Launcher:
-    """Starts worker processes that connect back to address (host, port) with token."""
+    """Starts worker processes that connect back to address (host, port) with token; args: more
+    arguments for the worker's command line."""
     kind = "worker"
 
-    def start(self, address, token, log_path) -> Process:
+    def start(self, address, token, log_path, args=()) -> Process:
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -294,10 +295,10 @@ class WineLauncher(Launcher):
         self.display = f":{display}"
         return self.display
 
-    def start(self, address, token, log_path):
+    def start(self, address, token, log_path, args=()):
         display = self._ensure_display()
         command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
-                   f"{address[0]}:{address[1]}", "--token", token, *self.args, "--log", windows_path(log_path)]
+                   f"{address[0]}:{address[1]}", "--token", token, *self.args, *args, "--log", windows_path(log_path)]
         env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
                    WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display,
                    DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")

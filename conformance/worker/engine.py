@@ -87,13 +87,13 @@ class Engine:
             return self.debug(header.get("action")), []
         raise ValueError(f"unknown request {op!r}")
 
-    def hello(self, probe_device=True) -> dict:
+    def hello(self, probe_device=True, load_directml=True) -> dict:
         info = {"op": "hello", "protocol": protocol.VERSION, "pid": os.getpid(),
                 "python": sys.version.split()[0], "platform": sys.platform, "machine": platform.machine(),
                 "executable": sys.executable, "numpy": np.__version__,
                 "onnxruntime": self.ort.__version__, "providers": self.ort.get_available_providers()}
         started = time.perf_counter()
-        if probe_device:
+        if probe_device and load_directml:
             info["directml_load"] = self._load_directml()
         info.update(devinfo.describe(self.ort, probe_device=probe_device))
         info["probe_seconds"] = round(time.perf_counter() - started, 3)
