@@ -2,7 +2,7 @@
 dml_releases.tsv (the one table; scripts/setup-dml-wine.sh reads it too), and where each lives.
 
 A release is named by its onnxruntime-directml version (1.17.3) or by the DirectML.dll version it
-ships (1.13.1 or 1.13.1.0): the two ranges do not overlap, and resolve() says which it matched.
+ships (1.13.1 or 1.13.1.0): the two ranges (1.17 and up, 1.13 to 1.15) do not overlap.
 
 On disk (the lane's home, e.g. /var/cache/dml-conformance): the newest release is the lane's own
 Windows Python (python/); every other one has its own, releases/<onnxruntime version>/python/,
