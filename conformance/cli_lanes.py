@@ -35,6 +35,13 @@ def cmd_status(args) -> int:
     for key in ("wine", "mesa_vulkan_drivers", "vulkan_device", "windows_python", "onnxruntime", "numpy",
                 "directml_dll", "adapter", "dml_max_feature_level", "pins"):
         print(f"  {key}: {marker.get(key)}")
+    from conformance import dml_releases
+    print("releases (bash scripts/setup-dml-wine.sh --releases all; --provider-option dml_release=V):")
+    for release in dml_releases.releases():
+        ready, record = dml_releases.provisioned(found.home, release)
+        state = (f"provisioned: Windows Python {record.get('windows_python')}, feature level "
+                 f"{record.get('dml_max_feature_level')}" if ready else "not provisioned")
+        print(f"  {release.onnxruntime} (DirectML {dml_releases.short(release.directml)}): {state}")
     if args.start:
         from conformance import backends
         backend = backends.create("dml-wine", announce=lambda m: None)

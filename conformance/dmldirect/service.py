@@ -81,9 +81,11 @@ class Engine:
     # -- requests ---------------------------------------------------------------------------------
     def hello(self, probe_device=True) -> dict:
         device = self.device
+        loaded = _loaded_directml()
         info = {"op": "hello", "kind": "dml-direct", "python": platform.python_version(),
                 "platform": platform.platform(), "numpy": np.__version__, "pid": os.getpid(),
-                "directml_dll": device.dll_path, "directml_dll_version": _file_version(device.dll_path),
+                "directml_dll": device.dll_path, "directml_loaded": loaded,
+                "directml_dll_version": loaded["file_version"] if isinstance(loaded, dict) else _file_version(device.dll_path),
                 "adapter": device.adapter_info, "adapters": _adapter_list(),
                 "feature_level_max": device.feature_level_max, "min_feature_level": device.min_feature_level,
                 "data_types": device.data_types, "descriptor_heap": device.heap_size,
@@ -228,6 +230,15 @@ class Engine:
             count = int(np.prod(case["shape"], dtype=np.int64))
             y = np.frombuffer(raw, dtype=case["dtype"], count=count).reshape(case["shape"])
             results[index] = {"status": OK, "output": out.put(y), "fields": compiled.fields}
+
+
+def _loaded_directml():
+    """The DirectML.dll this process has really loaded (path, file version, sha256), or 'error: ...'."""
+    try:
+        from conformance.worker.devinfo import loaded_dll
+        return loaded_dll() or "error: no DirectML.dll among the loaded modules"
+    except Exception as error:
+        return f"error: {type(error).__name__}: {error}"
 
 
 def _file_version(path):
