@@ -2,6 +2,8 @@
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from conformance import featurelevels
 
 
@@ -94,6 +96,17 @@ ACTIVATION_TABLES = (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable("2_
                      SupportTable("1_0", (4,), FLOATS))
 SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+def around(value, dtype: str) -> list:
+    """value in the tensor type and its neighbours: one ULP either side for floats, +-1 for integers."""
+    target = np.dtype(dtype)
+    if target.kind == "f":
+        with np.errstate(over="ignore"):
+            cast = target.type(value)
+            return [np.nextafter(cast, target.type(-np.inf)), cast, np.nextafter(cast, target.type(np.inf))]
+    info = np.iinfo(target)
+    return [v for v in (int(value) - 1, int(value), int(value) + 1) if info.min <= v <= info.max]
 
 
 def scale_bias_not_reachable(params: dict):
