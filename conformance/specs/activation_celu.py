@@ -1,5 +1,7 @@
 import numpy as np
 
+from conformance.specs.primitives import X, exp, maximum, minimum
+
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable)
 
@@ -35,6 +37,8 @@ SPEC = OperatorSpec(
     onnx_route="Celu (opset 12), attribute alpha",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: maximum(0.0, X) + minimum(0.0, p["Alpha"] * (exp(X / p["Alpha"]) - 1.0)),
+    keeps_sign=True,
     source="shared/seeds/003_72d4d9a38b36707d.txt (English), 000_cb2a1fd72f93cd96.txt (Portuguese)",
     notes=("FLOAT16 is not reachable through ONNX Runtime (ONNX Celu is float32 only).",),
 )

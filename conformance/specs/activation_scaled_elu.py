@@ -1,5 +1,7 @@
 import numpy as np
 
+from conformance.specs.primitives import X, exp, select
+
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, OnnxNode, OperatorSpec, Parameter,
                                     SupportTable)
 
@@ -37,6 +39,7 @@ SPEC = OperatorSpec(
     onnx_route="Selu (opset 6), attributes alpha and gamma",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: select(X > 0.0, p["Gamma"] * X, p["Gamma"] * (p["Alpha"] * exp(X) - p["Alpha"])),
     source="shared/seeds/004_b581b8773bcfb02a.txt (English)",
     notes=("Per-level dimension counts come from DirectML's release history, not the page.",
            "ONNX's Selu defaults (1.67326..., 1.05070...) differ from the page's typical 1.6732, 1.0507."),

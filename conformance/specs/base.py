@@ -21,9 +21,12 @@ class SupportTable:
 @dataclass(frozen=True)
 class Parameter:
     name: str  # the DirectML field name
-    kind: str  # "float" or "scale_bias"
+    kind: str  # "float", "scale_bias", "uint", "int", "enum", "data_type" or "scalar"
     default: object
     description: str
+    choices: tuple = ()  # an enum's value names
+    enum_values: dict = field(default_factory=dict)  # an enum's name -> value (DirectML.h)
+    typed_by: str | None = None  # a "scalar" field: the "data_type" field that types it
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,12 @@ class OperatorSpec:
     notes: tuple = ()
     # (dtype, params) -> list of inputs that probe this operator's edges
     special_values: Callable | None = None
+    # The d3d model: params (FLOAT fields as float32, ScaleBias left out) -> the formula in
+    # primitives (conformance/specs/primitives.py) as DirectML's shaders compute it. None: exact.
+    d3d: Callable | None = None
+    keeps_sign: bool = False  # the result never has the opposite sign to the exact one
+    output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
+    elementwise: bool = True  # each output element depends on its input element alone
     # params -> the feature level from which the pages allow these field values (None: any level)
     parameter_level: Callable | None = None
 

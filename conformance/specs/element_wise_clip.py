@@ -1,5 +1,7 @@
 import numpy as np
 
+from conformance.specs.primitives import X, maximum, minimum
+
 from conformance.specs.base import (FLOATS, INTEGERS_32, INTEGERS_64, ONE_TO_EIGHT, SCALE_BIAS,
                                     OnnxNode, OperatorSpec, Parameter, SupportTable,
                                     scale_bias_not_reachable)
@@ -19,6 +21,12 @@ def special_values(dtype: str, params: dict) -> list:
             info = np.iinfo(cast.dtype)
             values += [int(cast) + step for step in (-1, 0, 1) if info.min <= int(cast) + step <= info.max]
     return values
+
+
+def output_range(params: dict, dtype: str) -> tuple:
+    """CLIP's output lies within its bounds as cast to the tensor type (all Min where Min > Max)."""
+    low, high = (float(cast_bound_to_tensor_type(params[b], dtype)) for b in ("Min", "Max"))
+    return low, max(low, high)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
@@ -59,4 +67,6 @@ SPEC = OperatorSpec(
            "NaN: Direct3D min/max return the non-NaN operand, so NaN clips to Max (then Min).",
            "A bound outside an integer type's range saturates to it (the page is silent).",
            "ONNX Runtime maps Clip to CLIP1 (feature level 5_0), not CLIP itself."),
+    d3d=lambda p: maximum(p["Min"], minimum(X, p["Max"])),
+    output_range=output_range,
 )

@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import NAN, X, abs_, pow_, select
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SCALE_BIAS, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable, scale_bias_not_reachable)
 
@@ -24,6 +25,17 @@ def special_values(dtype: str, params: dict) -> list:
     return [v for v in values if abs(v) <= float(finfo.max)]
 
 
+def d3d(params: dict):
+    """HLSL's pow lowering, exp2(y * log2(x)), with the sign handled for negative bases: an
+    integral exponent takes |x| and restores the sign for odd ones; otherwise NaN. A zero base
+    is not negative (-0 < 0 is false), so pow(-0, y) goes through log2(-0) = -inf."""
+    exponent = params["Exponent"]
+    if float(exponent).is_integer():
+        sign = -1.0 if exponent % 2 == 1 else 1.0
+        return select(X < 0.0, sign * pow_(abs_(X), exponent), pow_(X, exponent))
+    return select(X < 0.0, NAN, pow_(X, exponent))
+
+
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_CONSTANT_POW",
     struct="DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC",
@@ -41,6 +53,7 @@ SPEC = OperatorSpec(
     onnx_route="Pow (opset 15) with a one-element float32 initializer as exponent",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=d3d,
     source="shared/seeds/001_c5bb2d3bfb2ca924.txt (French)",
     notes=("The page gives no default Exponent; 1.0 (identity) is the harness's.",),
 )

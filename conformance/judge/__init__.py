@@ -1,0 +1,1 @@
+"""Judging a device's output: acceptance intervals (the d3d model) and ULP figures."""

@@ -1,0 +1,137 @@
+"""The d3d tolerance model: is each element what the Direct3D rules allow the formula to give?
+
+An element passes when it lies in its acceptance interval (judge/intervals.py, from the
+formula the operator's spec states in primitives) and breaks none of the explicit semantic
+rules, which hold whatever an interval's width:
+- sign: an operator whose spec says keeps_sign never gives a result of the opposite sign to
+  the exact one (CELU of a negative input is never positive);
+- range: an operator with an output_range never leaves it (CLIP stays within its bounds);
+- NaN: NaN only where the formula's lowering can give NaN, a number only where it can give one;
+- float16 denormals are preserved: no zero where the exact result is a float16 subnormal and
+  the computation in float cannot give zero.
+Where the lowering gives NaN or an infinity the exact value is not (pow(+-0, 0) = NaN through
+exp2(0 * log2(0))), the device's value is accepted and counted as lowering-defined.
+Integer types and operators without a formula in primitives are exact: a zero-width interval.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from conformance import specs
+from conformance.judge import intervals
+from oracle.rounding import float_param
+
+MODELS = ("d3d", "ulp")
+DEFAULT_MODEL = "d3d"
+WORST_SHOWN = 10
+
+
+@dataclass
+class ElementVerdicts:
+    """Per element of the elements judged (flat arrays of one length)."""
+    lo: np.ndarray
+    hi: np.ndarray
+    outside: np.ndarray  # not in the acceptance set
+    semantic: np.ndarray  # an explicit rule broken (sign, range, float16 denormal)
+    lowering: np.ndarray  # accepted NaN or infinity where the exact value is not that
+    ratio: np.ndarray  # |actual - midpoint| / half-width (inf: outside a zero-width interval)
+
+    @property
+    def failed(self):
+        return self.outside | self.semantic
+
+
+def _float32_params(params: dict) -> dict:
+    return {name: float_param(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else value for name, value in params.items()}
+
+
+class IntervalJudge:
+    """The d3d judgement for one operator, data type, parameter set and NaN rule."""
+
+    def __init__(self, op: str, dtype: str, params: dict, nan_rule: str = "d3d"):
+        spec = specs.get(op)
+        self.dtype = np.dtype(dtype)
+        self.nan_rule = nan_rule
+        plain = {k: v for k, v in params.items() if k != "ScaleBias"}
+        self.formula = None
+        if self.dtype.kind == "f" and spec.d3d is not None:
+            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
+        self.keeps_sign = spec.keeps_sign
+        self.range = spec.output_range(params, dtype) if spec.output_range else None
+
+    @property
+    def exact(self) -> bool:
+        return self.formula is None
+
+    def describe(self) -> str:
+        return "exact (zero-width interval)" if self.exact else f"interval of {self.formula}"
+
+    def bounds(self, x, expected):
+        """(lo, hi, may be a number, may be NaN) of each element, as float64 (the exactly
+        rounded value, always acceptable, may lie outside where the lowering gives NaN or an
+        infinity instead: see lowering_points)."""
+        if self.exact:
+            e = np.asarray(expected).astype(np.float64) if self.dtype.kind == "f" else np.asarray(expected)
+            missing = np.isnan(e) if self.dtype.kind == "f" else np.zeros(e.shape, dtype=bool)
+            return e, e, ~missing, missing
+        v = intervals.interval(self.formula, x, self.dtype.name, self.nan_rule)
+        return v.lo, v.hi, v.num, v.nan
+
+    def elements(self, x, expected, actual, reference) -> ElementVerdicts:
+        """The verdict on each element (flat arrays of x, expected, actual and the unrounded
+        reference, of one length)."""
+        x, expected, actual = np.asarray(x), np.asarray(expected), np.asarray(actual)
+        lo, hi, num, may_nan = self.bounds(x, expected)
+        if self.dtype.kind != "f":
+            inside = actual == expected
+            zeros = np.zeros(actual.shape, dtype=bool)
+            ratio = np.where(inside, 0.0, np.inf)
+            return ElementVerdicts(lo, hi, ~inside, zeros, zeros.copy(), ratio)
+        a = actual.astype(np.float64)
+        a_nan = np.isnan(a)
+        e = expected.astype(np.float64)
+        same = (a_nan & np.isnan(e)) | (a == e)  # the exactly rounded value is always acceptable
+        inside = same | np.where(a_nan, may_nan, num & (lo <= a) & (a <= hi))
+        lowering = inside & ~same & (a_nan | np.isinf(a))
+        semantic = self._semantic(x, e, a, np.asarray(reference, dtype=np.float64))
+        with np.errstate(invalid="ignore", over="ignore"):
+            half = (hi - lo) / 2
+            middle = lo + half
+            ratio = np.where(half > 0, np.abs(a - middle) / np.where(half > 0, half, 1.0),
+                             np.where(inside, 0.0, np.inf))
+        ratio = np.where(a_nan | np.isinf(a) | ~np.isfinite(ratio), np.where(inside, 0.0, np.inf), ratio)
+        return ElementVerdicts(lo, hi, ~inside, semantic, lowering, ratio)
+
+    def _semantic(self, x, e, a, reference):
+        broken = np.zeros(a.shape, dtype=bool)
+        if self.keeps_sign:
+            broken |= ((reference < 0) & (a > 0)) | ((reference > 0) & (a < 0))
+        if self.range is not None:
+            low, high = (float(v) for v in self.range)
+            broken |= ~np.isnan(e) & (np.isnan(a) | (a < low) | (a > high))
+        if self.dtype == np.float16 and not self.exact:
+            tiny = float(np.finfo(np.float16).smallest_normal)
+            flushed = (e != 0) & (np.abs(e) < tiny) & (a == 0)
+            if flushed.any():
+                in_float = intervals.interval(self.formula, x[flushed], "float16", self.nan_rule,
+                                              formats=(intervals.FLOAT32,))
+                zero_allowed = in_float.num & (in_float.lo <= 0) & (in_float.hi >= 0)
+                broken[np.flatnonzero(flushed)[~zero_allowed]] = True
+        return broken
+
+
+def lowering_points(lo, hi, num, may_nan):
+    """Elements where the formula's lowering can only give NaN or one infinity."""
+    return (num & (lo == hi) & np.isinf(lo) & ~may_nan) | (~num & may_nan)
+
+
+def worked_examples(op: str, dtype: str, params: dict, inputs) -> list:
+    """[(x, expected, lo, hi)] for `conformance specs OP`."""
+    import oracle
+    judge = IntervalJudge(op, dtype, params)
+    x = np.asarray(inputs, dtype=dtype)
+    expected = oracle.evaluate(op, x, dtype, **params)
+    lo, hi, num, may_nan = judge.bounds(x, expected)
+    return [(x[i], expected[i], lo[i] if num[i] else None, hi[i] if num[i] else None, bool(may_nan[i]))
+            for i in range(x.size)]

@@ -1,0 +1,208 @@
+"""An operator's formula as DirectML's shaders compute it, in Direct3D primitives.
+
+A spec states its formula once, with these symbols; conformance/judge/intervals.py
+turns it into an acceptance interval per element (the d3d tolerance model):
+
+    d3d = lambda p: maximum(0.0, X) + minimum(0.0, p["Alpha"] * (exp(X / p["Alpha"]) - 1.0))
+
+- X is the input element, exact (after ScaleBias, which the evaluator applies as a mad).
+- + - * are the correctly rounded float32 operations; a / b is a * rcp(b); unary - is exact.
+- Python numbers are float32 constants, as a FLOAT field of a DirectML description is.
+- exp, log and pow_ are HLSL's lowerings (DirectXShaderCompiler, HLOperationLower.cpp):
+  exp(x) = exp2(log2(e) * x), log(x) = log2(x) * ln(2), pow(x, y) = exp2(y * log2(x)).
+- minimum and maximum are Direct3D's (a NaN operand yields the other one).
+- declared(...) is a function that is not a composition of Direct3D primitives, with the
+  accuracy it is granted stated once, with its source.
+This module is symbols only: no numbers are computed here.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+LOG2_E = float(np.float32(math.log2(math.e)))
+LN_2 = float(np.float32(math.log(2.0)))
+
+
+@dataclass(frozen=True, eq=False)
+class Expr:
+    op: str
+    args: tuple = ()
+    value: float | None = None  # a constant's float32 value
+    info: object = None  # a declared function's Declared
+
+    def __add__(self, other):
+        return Expr("add", (self, lift(other)))
+
+    def __radd__(self, other):
+        return Expr("add", (lift(other), self))
+
+    def __sub__(self, other):
+        return Expr("sub", (self, lift(other)))
+
+    def __rsub__(self, other):
+        return Expr("sub", (lift(other), self))
+
+    def __mul__(self, other):
+        return Expr("mul", (self, lift(other)))
+
+    def __rmul__(self, other):
+        return Expr("mul", (lift(other), self))
+
+    def __truediv__(self, other):
+        return Expr("mul", (self, rcp(other)))
+
+    def __rtruediv__(self, other):
+        return Expr("mul", (lift(other), rcp(self)))
+
+    def __neg__(self):
+        return Expr("neg", (self,))
+
+    def __lt__(self, other):
+        return Cond("lt", (self, lift(other)))
+
+    def __le__(self, other):
+        return Cond("le", (self, lift(other)))
+
+    def __gt__(self, other):
+        return Cond("gt", (self, lift(other)))
+
+    def __ge__(self, other):
+        return Cond("ge", (self, lift(other)))
+
+    def __str__(self):
+        return render(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Cond:
+    """A comparison (Direct3D: false when an operand is NaN) or a NaN / infinity test."""
+    op: str  # lt le gt ge eq ne is_nan is_inf
+    args: tuple
+
+    def __str__(self):
+        return render(self)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A primitive whose accuracy is declared rather than composed: the interval is
+    reference(arg) widened by ulp (of the result's type), abs_error or rel_error."""
+    name: str
+    reference: object  # numpy float64 function
+    source: str
+    ulp: float = 0.0
+    abs_error: float = 0.0
+    rel_error: float = 0.0
+    monotone: str | None = None  # "increasing", "decreasing", or None (then bounds apply)
+    bounds: tuple = (-math.inf, math.inf)  # the function's range, for a non-monotone function
+
+
+def lift(value) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    return Expr("const", value=float(np.float32(value)))
+
+
+def const(value) -> Expr:
+    return lift(value)
+
+
+X = Expr("x")
+NAN = Expr("const", value=math.nan)
+INF = Expr("const", value=math.inf)
+
+
+def _unary(op):
+    def build(a):
+        return Expr(op, (lift(a),))
+    build.__name__ = op
+    return build
+
+
+exp2 = _unary("exp2")
+log2 = _unary("log2")
+rcp = _unary("rcp")
+rsqrt = _unary("rsqrt")
+sqrt = _unary("sqrt")
+abs_ = _unary("abs")
+neg = _unary("neg")
+floor = _unary("floor")
+ceil = _unary("ceil")
+round_ne = _unary("round_ne")
+trunc = _unary("trunc")
+
+
+def minimum(a, b) -> Expr:
+    return Expr("min", (lift(a), lift(b)))
+
+
+def maximum(a, b) -> Expr:
+    return Expr("max", (lift(a), lift(b)))
+
+
+def select(condition: Cond, a, b) -> Expr:
+    return Expr("select", (condition, lift(a), lift(b)))
+
+
+def eq(a, b) -> Cond:
+    return Cond("eq", (lift(a), lift(b)))
+
+
+def ne(a, b) -> Cond:
+    return Cond("ne", (lift(a), lift(b)))
+
+
+def is_nan(a) -> Cond:
+    return Cond("is_nan", (lift(a),))
+
+
+def is_inf(a) -> Cond:
+    return Cond("is_inf", (lift(a),))
+
+
+def exp(a) -> Expr:
+    return exp2(LOG2_E * lift(a))
+
+
+def log(a) -> Expr:
+    return log2(a) * LN_2
+
+
+def pow_(a, b) -> Expr:
+    return exp2(lift(b) * log2(a))
+
+
+def declared(name: str, arg, reference, source: str, ulp: float = 0.0, abs_error: float = 0.0,
+             rel_error: float = 0.0, monotone: str | None = None, bounds=(-math.inf, math.inf)) -> Expr:
+    return Expr("declared", (lift(arg),), info=Declared(name, reference, source, ulp, abs_error, rel_error,
+                                                         monotone, tuple(bounds)))
+
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
+          "ne": "!="}
+
+
+def render(node) -> str:
+    """The formula in primitives, as text (conformance specs OP prints it)."""
+    if isinstance(node, Cond) or node.op in _INFIX:
+        if node.op in _INFIX:
+            return f"({render(node.args[0])} {_INFIX[node.op]} {render(node.args[1])})"
+        return f"{node.op}({render(node.args[0])})"
+    if node.op == "x":
+        return "x"
+    if node.op == "const":
+        return f"{node.value:.9g}"
+    if node.op == "declared":
+        return f"{node.info.name}({render(node.args[0])})"
+    return f"{node.op}({', '.join(render(a) for a in node.args)})"
+
+
+def primitives_used(node, seen=None) -> set:
+    """The primitive names a formula uses (the accuracy table lists only those)."""
+    seen = set() if seen is None else seen
+    if isinstance(node, Expr) and node.op not in ("x", "const"):
+        seen.add(node.info.name if node.op == "declared" else node.op)
+    for arg in node.args:
+        primitives_used(arg, seen)
+    return seen
