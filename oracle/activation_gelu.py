@@ -13,4 +13,4 @@ _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
 def reference(x: np.ndarray, dtype: str, nan_rule="d3d") -> np.ndarray:
-    return 0.5 * x * _erfc(-x / math.sqrt(2.0)).astype(np.float64)
+    return 0.5 * x * np.asarray(_erfc(-x / math.sqrt(2.0)), dtype=np.float64)
