@@ -2,7 +2,19 @@ import math
 
 import numpy as np
 
+from conformance.specs.primitives import X, declared
 from conformance.specs.base import FLOATS, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec, SupportTable
+
+
+ERF_ACCURACY = "OpenCL C 3.0, 'Relative Error as ULPs', single precision: erf <= 16 ulp"
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def d3d(params: dict):
+    """0.5 * x * (1 + erf(x * (1 / sqrt(2)))), erf declared (Direct3D has no erf instruction)."""
+    erf = declared("erf", X * (1.0 / math.sqrt(2.0)), reference=lambda v: np.asarray(_erf(v), dtype=np.float64),
+                   ulp=16, monotone="increasing", bounds=(-1.0, 1.0), source=ERF_ACCURACY)
+    return 0.5 * X * (1.0 + erf)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
@@ -43,6 +55,8 @@ SPEC = OperatorSpec(
                "as DML_ACTIVATION_GELU",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=d3d,
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/ai/directml/api/ns-directml-dml_activation_gelu_operator_desc",
     notes=("The page has one table (no per-level history): feature level 5_1, 1 to 8 dimensions.",
            "The page does not say the operator runs in place, so no in-place cases.",
