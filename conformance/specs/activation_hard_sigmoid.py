@@ -1,11 +1,17 @@
 import numpy as np
 
+from conformance.specs.primitives import X, maximum, minimum
 from conformance.specs.base import (ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter,
                                     around)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     return OnnxNode("HardSigmoid", 6, {"alpha": float(params["Alpha"]), "beta": float(params["Beta"])})
+
+
+def hard_sigmoid(alpha, beta):
+    """max(0, min(Alpha * X + Beta, 1)) in primitives; also HARD_SWISH's HardSigmoid."""
+    return maximum(0.0, minimum(alpha * X + beta, 1.0))
 
 
 def kinks(dtype: str, params: dict) -> list:
@@ -31,6 +37,9 @@ SPEC = OperatorSpec(
     onnx_route="HardSigmoid (opset 6), attributes alpha and beta (DirectML EP: DML_ACTIVATION_HARD_SIGMOID)",
     to_onnx=to_onnx,
     special_values=kinks,
+    d3d=lambda p: hard_sigmoid(p["Alpha"], p["Beta"]),
+    keeps_sign=True,
+    output_range=lambda params, dtype: (0.0, 1.0),
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_hard_sigmoid_operator_desc",
     notes=("NaN: Direct3D min/max return the non-NaN operand, so f(NaN) = max(0, min(NaN, 1)) = 1.",
            "Tolerance: WebNN's hardSigmoid (2 ULP float32 and float16)."),
