@@ -1,6 +1,7 @@
 import numpy as np
 
-from conformance.specs.activation_hard_sigmoid import kinks
+from conformance.specs.activation_hard_sigmoid import hard_sigmoid, kinks
+from conformance.specs.primitives import X
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable)
 
@@ -27,6 +28,8 @@ SPEC = OperatorSpec(
     onnx_route="HardSwish (opset 14), only with Alpha = 1/6 and Beta = 0.5 (ONNX fixes both)",
     to_onnx=to_onnx,
     special_values=kinks,
+    d3d=lambda p: X * hard_sigmoid(p["Alpha"], p["Beta"]),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/ai/directml/api/ns-directml-dml_activation_hard_swish_operator_desc",
     notes=("The page has one table (no per-level history): feature level 6_2, 1 to 8 dimensions.",
            "The English page gives Alpha's typical default as 0.166667 (1/6), the other languages' pages "
