@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import X, select
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter
 
 
@@ -31,6 +32,8 @@ SPEC = OperatorSpec(
     onnx_route="LeakyRelu (opset 6), attribute alpha (DirectML EP: DML_ACTIVATION_LEAKY_RELU)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: select(X >= 0.0, X, p["Alpha"] * X),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_leaky_relu_operator_desc",
     notes=("NaN: x >= 0 is false, so f(NaN) = Alpha * NaN = NaN; f(-0) = -0 (-0 >= 0).",
            "Tolerance: WebNN's leakyRelu (1 ULP float32, 2 ULP float16)."),
