@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import X
 from conformance.specs.base import (ACTIVATION_TABLES, SAME_TENSORS, NotReachable, OperatorSpec, Parameter,
                                     around)
 
@@ -34,6 +35,7 @@ SPEC = OperatorSpec(
     onnx_route="none: ONNX has no linear activation (reached by dml-direct only)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: p["Alpha"] * X + p["Beta"],
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_linear_operator_desc",
     notes=("The page gives no typical Alpha and Beta: 1 and 0 (identity) are the harness's defaults.",
            "Tolerance: WebNN's linear (2 ULP float32 and float16)."),
