@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import X, exp
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec
 
 
@@ -37,6 +38,8 @@ SPEC = OperatorSpec(
     onnx_route="Sigmoid (opset 13) (DirectML EP: DML_ACTIVATION_SIGMOID)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: 1.0 / (1.0 + exp(-X)),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_sigmoid_operator_desc",
     notes=("f(-inf) = 1 / (1 + inf) = 0, f(inf) = 1, f(NaN) = NaN.",
            "Tolerance: WebNN's sigmoid (34 ULP float32, 10 ULP float16)."),
