@@ -1,6 +1,7 @@
 import numpy as np
 
 from conformance.specs.activation_sigmoid import exp_edges
+from conformance.specs.primitives import X, exp
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter,
                                     SupportTable)
 
@@ -28,6 +29,8 @@ SPEC = OperatorSpec(
     onnx_route="Swish (opset 24), attribute alpha",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: X * (1.0 / (1.0 + exp(-(p["SigmoidInputScale"] * X)))),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/ai/directml/api/ns-directml-dml_activation_swish_operator_desc",
     notes=("The page has one table (no per-level history): feature level 6_2, 1 to 8 dimensions.",
            "Where Sigmoid is 0 at an infinite x (x = -inf for a positive scale) the product is inf * 0 = NaN "
