@@ -1,6 +1,7 @@
 import numpy as np
 
 from conformance.specs.activation_sigmoid import exp_edges
+from conformance.specs.primitives import X, exp, log
 from conformance.specs.base import (ACTIVATION_TABLES, SAME_TENSORS, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter)
 
@@ -36,6 +37,7 @@ SPEC = OperatorSpec(
     to_onnx=to_onnx,
     special_values=special_values,
     parameter_level=steepness_level,
+    d3d=lambda p: log(1.0 + exp(p["Steepness"] * X)) / p["Steepness"],
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_softplus_operator_desc; "
            "Steepness < 1 from https://learn.microsoft.com/en-us/windows/ai/directml/dml-feature-level-history "
            "(DML_FEATURE_LEVEL_6_4)",
