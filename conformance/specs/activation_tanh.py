@@ -1,4 +1,17 @@
+import numpy as np
+
+from conformance.specs.primitives import X, declared
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec
+
+
+TANH_ACCURACY = ("WGSL, 'Accuracy of concrete floating point built-in functions': tanh, the worse of "
+                 "absolute error 1.0e-5 and sinh(x) / cosh(x) (Direct3D states no accuracy for tanh)")
+
+
+def tanh(arg):
+    """HLSL's tanh intrinsic, declared: np.tanh widened by an absolute 1e-5. Also SCALED_TANH's."""
+    return declared("tanh", arg, reference=np.tanh, abs_error=1e-5, monotone="increasing", bounds=(-1.0, 1.0),
+                    source=TANH_ACCURACY)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
@@ -33,6 +46,8 @@ SPEC = OperatorSpec(
     onnx_route="Tanh (opset 13) (DirectML EP: DML_ACTIVATION_TANH)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: tanh(X),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_tanh_operator_desc",
     notes=("The oracle is tanh(x) itself; the page's exp form, taken literally, gives NaN below x = -44 "
            "(exp(-2x) overflows) where tanh is -1.",
