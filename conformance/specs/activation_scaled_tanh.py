@@ -1,6 +1,8 @@
 import numpy as np
 
 from conformance.specs.activation_tanh import saturation
+from conformance.specs.activation_tanh import tanh
+from conformance.specs.primitives import X
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter
 
 
@@ -29,6 +31,8 @@ SPEC = OperatorSpec(
                "(DirectML EP: DML_ACTIVATION_SCALED_TANH)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: p["Alpha"] * tanh(p["Beta"] * X),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_scaled_tanh_operator_desc",
     notes=("Tolerance: WebNN has no scaled tanh; 16 ULP as for TANH.",),
 )
