@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import X, select
 from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable, around)
 from oracle.rounding import cast_bound_to_tensor_type
@@ -32,6 +33,7 @@ SPEC = OperatorSpec(
     onnx_route="Shrink (opset 9), attributes bias and lambd (DirectML EP: DML_ACTIVATION_SHRINK)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: select(X > p["Threshold"], X - p["Bias"], select(X < -p["Threshold"], X + p["Bias"], 0.0)),
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_shrink_operator_desc",
     notes=("The page has no 1_0 table: the operator starts at 2_0 with 4 to 5 dimensions.",
            "NaN takes neither branch: f(NaN) = 0, as written. A negative Threshold makes the first two "
