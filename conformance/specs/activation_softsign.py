@@ -1,3 +1,4 @@
+from conformance.specs.primitives import X, abs_
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec
 
 
@@ -24,6 +25,8 @@ SPEC = OperatorSpec(
     onnx_route="Softsign (opset 1) (DirectML EP: DML_ACTIVATION_SOFTSIGN)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: X / (1.0 + abs_(X)),
+    keeps_sign=True,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_softsign_operator_desc",
     notes=("At x = +-inf the formula is inf / inf = NaN (IEEE), as written (the limit would be +-1).",
            "Tolerance: WebNN's softsign (3 ULP float32 and float16)."),
