@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs.primitives import X, select
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter, around
 
 
@@ -28,6 +29,7 @@ SPEC = OperatorSpec(
     onnx_route="ThresholdedRelu (opset 10), attribute alpha (DirectML EP: DML_ACTIVATION_THRESHOLDED_RELU)",
     to_onnx=to_onnx,
     special_values=special_values,
+    d3d=lambda p: select(X > p["Alpha"], X, 0.0),
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_thresholded_relu_operator_desc",
     notes=("The comparison is exact against the float32 Alpha (a float16 input is not compared with Alpha "
            "rounded to float16: the page is silent, and the field is a float32).",
