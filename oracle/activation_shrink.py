@@ -4,14 +4,16 @@ The branches are taken in that order (a negative Threshold makes the first two o
 NaN takes neither: f(NaN) = 0, as written.
 
 Integer tensors (feature level 5_1): the page is silent on how the FLOAT fields meet an integer
-tensor. The harness's choice is CLIP's documented rule: Bias and Threshold are cast to the tensor
-type first (truncation toward zero, saturating at the type's range), the comparisons and the
-arithmetic are then exact integer ones, and a result outside the type wraps (two's complement),
-as 32-bit GPU integer arithmetic does.
+tensor. The harness computes the formula exactly, with x and the fields as the numbers they are
+(the fields as float32), and converts the result to the tensor type as any real number is
+converted to an integer type here: rounded half to even, saturated at the type's range.
 """
+import math
+from fractions import Fraction
+
 import numpy as np
 
-from oracle.rounding import cast_bound_to_tensor_type, float_param
+from oracle.rounding import float_param
 
 OPERATOR = "ACTIVATION_SHRINK"
 DEFAULTS = {"Bias": 0.0, "Threshold": 0.5}
@@ -19,16 +21,23 @@ DEFAULTS = {"Bias": 0.0, "Threshold": 0.5}
 
 def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Bias=0.0, Threshold=0.5) -> np.ndarray:
     if x.dtype.kind in "iu":
-        return _integer_shrink(x, dtype, Bias, Threshold)
+        return _integer_shrink(x, Bias, Threshold)
     bias, threshold = float_param(Bias), float_param(Threshold)
     return np.where(x > threshold, x - bias, np.where(x < -threshold, x + bias, 0.0))
 
 
-def _integer_shrink(x: np.ndarray, dtype: str, bias, threshold) -> np.ndarray:
-    b, t = int(cast_bound_to_tensor_type(bias, dtype)), int(cast_bound_to_tensor_type(threshold, dtype))
-    wide = x.astype(object)
-    exact = np.where(wide > t, wide - b, np.where(wide < -t, wide + b, 0))
-    info = np.iinfo(dtype)
-    span = 1 << info.bits
-    wrapped = [(int(v) - info.min) % span + info.min for v in exact.ravel()]
-    return np.array(wrapped, dtype=x.dtype).reshape(x.shape)
+def _integer_shrink(x: np.ndarray, bias, threshold) -> np.ndarray:
+    b, t = (_exact(float_param(field)) for field in (bias, threshold))
+    info = np.iinfo(x.dtype)
+
+    def one(v: int) -> int:
+        result = v - b if v > t else v + b if v < -t else 0
+        if math.isinf(result):
+            return info.max if result > 0 else info.min
+        return min(max(round(result), info.min), info.max)  # round(): half to even, exactly
+
+    return np.array([one(int(v)) for v in x.ravel()], dtype=x.dtype).reshape(x.shape)
+
+
+def _exact(value: float):
+    return Fraction(value) if math.isfinite(value) else value

@@ -2,7 +2,7 @@
 PARAMETRIC_SOFTPLUS, RELU, SCALED_TANH, SHRINK, SIGMOID, SOFTPLUS, SOFTSIGN, SWISH, TANH and
 THRESHOLDED_RELU against WebNN's test vectors (tests/webnn.py), Python integers and hand-checked edges.
 """
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 import numpy as np
 import pytest
@@ -126,11 +126,6 @@ def _extremes(dtype):
     return sorted(v for v in values if info.min <= v <= info.max)
 
 
-def _wrap(value: int, dtype) -> int:
-    info = np.iinfo(dtype)
-    return (value - info.min) % (1 << info.bits) + info.min
-
-
 @pytest.mark.parametrize("dtype", ["int32", "int16", "int8"])
 def test_relu_of_integers_is_exact(dtype):
     values = _extremes(dtype)
@@ -140,23 +135,23 @@ def test_relu_of_integers_is_exact(dtype):
 
 @pytest.mark.parametrize("dtype", ["int32", "int16", "int8", "uint32", "uint16", "uint8"])
 @pytest.mark.parametrize("bias, threshold", [(0.0, 0.5), (2.0, 3.0), (0.7, 1.5), (-2.5, -1.9), (-100.0, 1.0),
-                                             (100.0, 1.0), (1e10, 1e10)])
-def test_shrink_of_integers_casts_the_fields_then_wraps(dtype, bias, threshold):
+                                             (100.0, 1.0), (1e10, 1e10), (0.5, 0.0)])
+def test_shrink_of_integers_is_exact_then_rounded_half_even_and_saturated(dtype, bias, threshold):
     info = np.iinfo(dtype)
+    b, t = Decimal(float(F32(bias))), Decimal(float(F32(threshold)))
 
-    def cast(field):  # toward zero, then saturate (CLIP's documented rule for its bounds)
-        return min(max(int(float(F32(field))), info.min), info.max)
+    def expected(v):
+        exact = v - b if v > t else v + b if v < -t else Decimal(0)
+        return min(max(int(exact.quantize(Decimal(1), rounding=ROUND_HALF_EVEN)), info.min), info.max)
 
-    b, t = cast(bias), cast(threshold)
     values = _extremes(dtype)
     out = oracle.evaluate("ACTIVATION_SHRINK", np.array(values, dtype=dtype), dtype, Bias=bias, Threshold=threshold)
-    expected = [_wrap(v - b if v > t else v + b if v < -t else 0, dtype) for v in values]
-    assert out.dtype == np.dtype(dtype) and out.tolist() == expected
+    assert out.dtype == np.dtype(dtype) and out.tolist() == [expected(v) for v in values]
 
 
-def test_shrink_wraps_past_the_type():
-    out = oracle.evaluate("ACTIVATION_SHRINK", np.array([127, -128], np.int8), "int8", Bias=-100.0, Threshold=1.0)
-    assert out.tolist() == [-29, 28]  # 127 + 100 = 227 wraps to -29; -128 - 100 = -228 wraps to 28
+def test_shrink_of_integers_rounds_ties_to_even_and_saturates():
+    out = oracle.evaluate("ACTIVATION_SHRINK", np.array([54, 55, 2, 127, -128], np.int8), "int8", Bias=-2.5, Threshold=1.5)
+    assert out.tolist() == [56, 58, 4, 127, -128]  # 56.5 -> 56, 57.5 -> 58, 4.5 -> 4; 129.5 and -130.5 saturate
 
 
 # --- hand-checked edges ---------------------------------------------------------------------
