@@ -16,17 +16,25 @@ def onnx_node(node, inputs: list, outputs: list, name: str):
 
 
 def opset_imports(nodes) -> list:
-    """ONNX itself at opset 13 or the nodes' newer one; an experimental operator that ONNX later
-    removed (ScaledTanh, ParametricSoftplus, ...) keeps the opset it lived in, and each other
-    domain (ONNX Runtime's contrib operators) is imported at its node's version."""
-    plain = [n for n in nodes if not n.domain]
-    removed = any(not defs.has(n.op_type) for n in plain)
-    opset = max((n.opset for n in plain), default=MIN_OPSET)
-    imports = {"": opset if removed else max(opset, MIN_OPSET)}
+    """ONNX itself at the newest opset, 13 or later where possible, at which each node's operator
+    version is still current (Dropout-7 needs an opset below 10); an experimental operator that
+    ONNX later removed (ScaledTanh, ParametricSoftplus, ...) keeps the opset it lived in, and each
+    other domain (ONNX Runtime's contrib operators) is imported at its node's version."""
+    imports = {"": max((_current_at(n) for n in nodes if not n.domain), default=MIN_OPSET)}
     for node in nodes:
         if node.domain:
             imports[node.domain] = max(imports.get(node.domain, 1), node.opset)
     return [helper.make_opsetid(domain, version) for domain, version in imports.items()]
+
+
+def _current_at(node) -> int:
+    if not defs.has(node.op_type):
+        return node.opset
+    version = defs.get_schema(node.op_type, node.opset).since_version
+    opset = max(node.opset, MIN_OPSET)
+    while defs.get_schema(node.op_type, opset).since_version != version:
+        opset -= 1
+    return opset
 
 
 def single_node_model(node, dtype: str) -> bytes:
