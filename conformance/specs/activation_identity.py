@@ -4,7 +4,7 @@ from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, Op
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     # ONNX Identity is a copy (or ELEMENT_WISE_IDENTITY) in the DirectML EP; Dropout in inference
     # is the one ONNX node it runs as DML_ACTIVATION_IDENTITY.
-    return OnnxNode("Dropout", 13)
+    return OnnxNode("Dropout", 7)
 
 
 SPEC = OperatorSpec(
@@ -18,7 +18,7 @@ SPEC = OperatorSpec(
     in_place=True,
     constraints=SAME_TENSORS,
     tolerance_ulp={"float32": 0, "float16": 0},
-    onnx_route="Dropout (opset 13, inference: no ratio, no mask): the DirectML EP runs it as "
+    onnx_route="Dropout-7 (inference, no mask output; the DirectML EP registers no later Dropout): it runs as "
                "DML_ACTIVATION_IDENTITY (ONNX Identity becomes a copy, never this operator)",
     to_onnx=to_onnx,
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_identity_operator_desc",
