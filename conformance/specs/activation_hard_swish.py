@@ -1,16 +1,12 @@
-import numpy as np
-
 from conformance.specs.activation_hard_sigmoid import hard_sigmoid, kinks
 from conformance.specs.primitives import X
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, NotReachable, OnnxNode, OperatorSpec,
-                                    Parameter, SupportTable)
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, NotReachable, OperatorSpec, Parameter,
+                                    SupportTable)
 
 
-def to_onnx(dtype: str, params: dict) -> OnnxNode:
-    if (np.float32(params["Alpha"]), np.float32(params["Beta"])) != (np.float32(1 / 6), np.float32(0.5)):
-        raise NotReachable("ONNX HardSwish fixes alpha = 1/6 and beta = 0.5; "
-                           f"Alpha = {params['Alpha']}, Beta = {params['Beta']} have no ONNX form")
-    return OnnxNode("HardSwish", 14)
+def to_onnx(dtype: str, params: dict):
+    raise NotReachable("ONNX Runtime's DirectML EP registers no HardSwish kernel (onnxruntime-directml 1.24.4 "
+                       "placed ONNX HardSwish-14 on the CPU), so no ONNX node reaches DML_ACTIVATION_HARD_SWISH")
 
 
 SPEC = OperatorSpec(
@@ -25,7 +21,8 @@ SPEC = OperatorSpec(
     in_place=True,
     constraints=SAME_TENSORS,
     tolerance_ulp={"float32": 4, "float16": 4},
-    onnx_route="HardSwish (opset 14), only with Alpha = 1/6 and Beta = 0.5 (ONNX fixes both)",
+    onnx_route="none: ONNX HardSwish (opset 14, alpha 1/6 and beta 0.5 fixed) runs on the CPU, the DirectML EP "
+               "has no kernel for it (reached by dml-direct only)",
     to_onnx=to_onnx,
     special_values=kinks,
     d3d=lambda p: X * hard_sigmoid(p["Alpha"], p["Beta"]),
