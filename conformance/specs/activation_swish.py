@@ -2,12 +2,13 @@ import numpy as np
 
 from conformance.specs.activation_sigmoid import exp_edges
 from conformance.specs.primitives import X, exp
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter,
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TENSORS, NotReachable, OperatorSpec, Parameter,
                                     SupportTable)
 
 
-def to_onnx(dtype: str, params: dict) -> OnnxNode:
-    return OnnxNode("Swish", 24, {"alpha": float(params["SigmoidInputScale"])})
+def to_onnx(dtype: str, params: dict):
+    raise NotReachable("ONNX Runtime's DirectML EP registers no Swish kernel (onnxruntime-directml 1.24.4 "
+                       "assigned ONNX Swish-24 to the CPU), so no ONNX node reaches DML_ACTIVATION_SWISH")
 
 
 def special_values(dtype: str, params: dict) -> list:
@@ -26,7 +27,7 @@ SPEC = OperatorSpec(
     in_place=True,
     constraints=SAME_TENSORS,
     tolerance_ulp={"float32": 35, "float16": 11},
-    onnx_route="Swish (opset 24), attribute alpha",
+    onnx_route="none: ONNX Swish (opset 24, alpha) has no DirectML EP kernel (reached by dml-direct only)",
     to_onnx=to_onnx,
     special_values=special_values,
     d3d=lambda p: X * (1.0 / (1.0 + exp(-(p["SigmoidInputScale"] * X)))),
