@@ -73,6 +73,7 @@ def verification(op, dtype, params, elements, jobs, repeats, plain=True):
     """-> dict of throughputs (elements per second) for one operator and data type."""
     from conformance import fast, fast_kernels, runner
     from conformance.compare import compare
+    from conformance.expected import interval_judge
     case = _case(op, dtype, (elements,), params)
     rng = np.random.default_rng(0)
     x = rng.uniform(-10, 10, size=elements).astype(dtype)
@@ -99,7 +100,8 @@ def verification(op, dtype, params, elements, jobs, repeats, plain=True):
     if plain:
         def plain_path():
             expected, reference, zeros = runner.expected_for(case, x)
-            return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference)
+            return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference,
+                           interval_judge(case))
         plain_seconds, plain_result = _best(plain_path, 2)
         oracle_seconds, _ = _best(lambda: runner.expected_for(case, x), 1)
         row["plain"] = elements / plain_seconds

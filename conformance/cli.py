@@ -11,6 +11,7 @@ import time
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.selection import select
+from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130
@@ -57,6 +58,10 @@ def build_parser():
         p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
                        help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
         p.add_argument("--forbid-flush", action="store_true", help="do not accept flushed denormals")
+        p.add_argument("--tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
+                       help="what decides a case's status: d3d (default: each element within the interval "
+                       "the Direct3D precision rules allow its formula) or ulp (WebNN's ULP tolerances); "
+                       "every record carries both verdicts")
 
     run_p = sub.add_parser("run", help="run cases on a backend and judge them")
     case_options(run_p)
@@ -161,12 +166,12 @@ def cmd_run(args) -> int:
         level = _queried_level(backend)
     results_path = args.results or f"results/{backend.name.replace(':', '_')}.jsonl"
     writer = ResultsWriter(results_path)
-    header = runner.run_metadata(backend, level, args.seed)
+    header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model)
     writer.write(header)
     bar = progress_bar(len(cases), enabled=not args.quiet)
     try:
         result = runner.run(cases, backend, level, writer, progress=bar.update,
-                            save_failures=args.save_failures, jobs=jobs)
+                            save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
     finally:
         bar.close()
         backend.close()

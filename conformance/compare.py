@@ -1,4 +1,5 @@
-"""Compare a device's output with the oracle's, element by element, in ULP."""
+"""Compare a device's output with the oracle's, element by element: ULP figures, and the
+d3d acceptance intervals (conformance/judge/d3d.py) for the elements that differ."""
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,20 +20,37 @@ class Comparison:
     worst: list = field(default_factory=list)
     histogram: dict | None = None  # every element's ULP distance in power-of-two bins (ulp_histogram)
     problem: str | None = None  # shape or dtype mismatch: nothing element-wise to say
+    d3d: dict | None = None  # the interval figures (interval_summary); None: not judged
 
     @property
     def passed(self) -> bool:
         return self.problem is None and self.mismatches == 0
 
+    @property
+    def within_intervals(self) -> bool:
+        return self.problem is None and self.d3d is not None and self.d3d["failed"] == 0
+
+    def passed_under(self, model: str) -> bool:
+        return self.within_intervals if model == "d3d" else self.passed
+
 
 def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: int,
-            flush_allowed: bool = True, zero_results=None, reference=None) -> Comparison:
+            flush_allowed: bool = True, zero_results=None, reference=None, judge=None) -> Comparison:
     """expected: oracle output in the target type; actual: device output.
 
     zero_results: (f(+0), f(-0)) in the target type, used where a flushing
     device read a subnormal input as zero. reference: the unrounded float64
-    oracle value, for the fractional ULP error (reported, not judged).
+    oracle value, for the fractional ULP error (reported, not judged). judge: the
+    case's judge.d3d.IntervalJudge, for the interval figures (None: not judged).
     """
+    result = _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference)
+    if judge is not None and result.problem is None:
+        result.d3d = interval_summary(judge, x, np.asarray(expected), np.asarray(actual), reference)
+        with_bounds(result.worst, judge, x, np.asarray(expected))
+    return result
+
+
+def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference) -> Comparison:
     expected = np.asarray(expected)
     actual = np.asarray(actual)
     if actual.dtype != expected.dtype:
@@ -69,15 +87,84 @@ def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: 
 _POWERS_OF_TWO = np.array([1 << k for k in range(63)], dtype=np.int64)
 
 
+def bin_index(distance) -> np.ndarray:
+    """The histogram bin of each ULP distance: its bit length (0; 1; 2-3 -> 2; 4-7 -> 3; ...)."""
+    return np.searchsorted(_POWERS_OF_TWO, distance, side="right")
+
+
+def bin_range(index: int) -> list:
+    """[low, high] of a histogram bin."""
+    return [0, 0] if index == 0 else [1 << (index - 1), (1 << index) - 1]
+
+
+def histogram_bins(counts) -> list:
+    """Counts per bin index -> [[low, high, count], ...] of the non-empty bins."""
+    return [[*bin_range(k), int(n)] for k, n in enumerate(counts) if n]
+
+
 def ulp_histogram(distance, nan_mismatch, flushed) -> dict:
     """Elements by ULP distance in power-of-two bins, for the reports' histogram:
     {"bins": [[low, high, count], ...] (non-empty bins: 0, 1, 2-3, 4-7, ...),
      "nan": NaN mismatches, "flushed": flushed denormals} (those two have no distance)."""
     counted = ~(nan_mismatch | flushed)
-    bit_length = np.searchsorted(_POWERS_OF_TWO, distance[counted], side="right")
-    bins = [[0, 0, int(n)] if k == 0 else [1 << (k - 1), (1 << k) - 1, int(n)]
-            for k, n in enumerate(np.bincount(bit_length)) if n]
+    bins = histogram_bins(np.bincount(bin_index(distance[counted])))
     return {"bins": bins, "nan": int(nan_mismatch.sum()), "flushed": int(flushed.sum())}
+
+
+def differing(expected, actual) -> np.ndarray:
+    """Elements whose value is not the exactly rounded one (NaN for NaN counts as the same)."""
+    if expected.dtype.kind != "f":
+        return expected != actual
+    e_nan, a_nan = np.isnan(expected), np.isnan(actual)
+    return np.where(e_nan | a_nan, e_nan != a_nan, ulp_distance(expected, actual) != 0)
+
+
+def empty_interval_summary() -> dict:
+    return {"checked": 0, "failed": 0, "outside": 0, "semantic": 0, "lowering_defined": 0,
+            "max_ratio": None, "worst": []}
+
+
+def interval_summary(judge, x, expected, actual, reference=None) -> dict:
+    """The d3d figures of flat-able x/expected/actual: the elements that differ from the exactly
+    rounded value are judged against their intervals (an identical element is inside)."""
+    shape = x.shape
+    flat_x, flat_e, flat_a = x.reshape(-1), expected.reshape(-1), actual.reshape(-1)
+    where = np.flatnonzero(differing(flat_e, flat_a))
+    summary = empty_interval_summary()
+    if not where.size:
+        return summary
+    ref = flat_e[where] if reference is None else np.asarray(reference).reshape(-1)[where]
+    verdicts = judge.elements(flat_x[where], flat_e[where], flat_a[where], ref)
+    failed = verdicts.failed
+    finite = np.isfinite(verdicts.ratio)
+    summary.update(checked=int(where.size), failed=int(failed.sum()), outside=int(verdicts.outside.sum()),
+                   semantic=int((verdicts.semantic != 0).sum()), lowering_defined=int(verdicts.lowering.sum()),
+                   max_ratio=float(verdicts.ratio.max()) if finite.all() else "inf")
+    if failed.any():
+        bad = np.flatnonzero(failed)
+        order = bad[np.argsort(-verdicts.ratio[bad], kind="stable")[:WORST_SHOWN]]
+        from conformance.judge.d3d import RULES
+        distance = ulp_distance(flat_e[where[order]], flat_a[where[order]])
+        summary["worst"] = [
+            {"index": [int(i) for i in np.unravel_index(where[k], shape)] if shape else [],
+             "input": _jsonable(flat_x[where[k]]), "expected": _jsonable(flat_e[where[k]]),
+             "actual": _jsonable(flat_a[where[k]]), "lo": _jsonable(verdicts.lo[k]),
+             "hi": _jsonable(verdicts.hi[k]), "ratio": _jsonable(verdicts.ratio[k]),
+             "rule": RULES[verdicts.semantic[k]] or "outside",
+             "ulp": "nan" if np.isnan(flat_a[where[k]]) != np.isnan(flat_e[where[k]]) else int(d)}
+            for k, d in zip(order, distance)]
+    return summary
+
+
+def with_bounds(worst: list, judge, x, expected):
+    """Add each worst element's interval [lo, hi] (computed for those few elements)."""
+    if not worst:
+        return
+    shape = x.shape
+    flat = [int(np.ravel_multi_index(item["index"], shape)) if shape else 0 for item in worst]
+    lo, hi, num, _ = judge.bounds(x.reshape(-1)[flat], expected.reshape(-1)[flat])
+    for item, low, high, has in zip(worst, lo, hi, num):
+        item["lo"], item["hi"] = (_jsonable(low), _jsonable(high)) if has else (None, None)
 
 
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
@@ -127,10 +214,12 @@ def _jsonable(value):
     return value
 
 
-def describe(comparison: Comparison, tolerance: int) -> str:
-    """A one-paragraph mismatch message in numpy.testing's manner."""
+def describe(comparison: Comparison, tolerance: int, model: str = "ulp") -> str:
+    """A one-paragraph mismatch message in numpy.testing's manner, for the deciding model."""
     if comparison.problem:
         return comparison.problem
+    if model == "d3d" and comparison.d3d is not None:
+        return describe_intervals(comparison)
     lines = [f"Mismatched elements: {comparison.mismatches} / {comparison.elements}"
              f" (tolerance {tolerance} ULP, max {comparison.max_ulp} ULP"
              + (f", {comparison.nan_mismatches} NaN mismatches" if comparison.nan_mismatches else "")
@@ -138,4 +227,16 @@ def describe(comparison: Comparison, tolerance: int) -> str:
     for item in comparison.worst:
         lines.append(f"  at {tuple(item['index'])}: input {item['input']!r}, expected "
                      f"{item['expected']!r}, actual {item['actual']!r} ({item['ulp']} ULP)")
+    return "\n".join(lines)
+
+
+def describe_intervals(comparison: Comparison) -> str:
+    figures = comparison.d3d
+    lines = [f"Elements outside the Direct3D rules: {figures['failed']} / {comparison.elements}"
+             f" ({figures['outside']} outside their interval, {figures['semantic']} breaking a rule; "
+             f"{figures['lowering_defined']} lowering-defined; max {comparison.max_ulp} ULP)"]
+    for item in figures["worst"]:
+        lines.append(f"  at {tuple(item['index'])}: input {item['input']!r}, expected {item['expected']!r}, "
+                     f"actual {item['actual']!r}, interval [{item['lo']!r}, {item['hi']!r}] "
+                     f"({item['rule']}, {item['ulp']} ULP)")
     return "\n".join(lines)

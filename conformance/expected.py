@@ -1,4 +1,7 @@
 """What the oracle says a case's output must be, in the forms the comparison takes."""
+import functools
+import json
+
 import numpy as np
 
 import oracle
@@ -22,3 +25,14 @@ def zero_results(case):
 def expected_for(case, x):
     """(expected in the target type, unrounded reference, (f(+0), f(-0)) or None)."""
     return (*expected_and_reference(case, x), zero_results(case))
+
+
+@functools.lru_cache(maxsize=256)
+def _judge(op, dtype, params_json, nan_rule):
+    from conformance.judge.d3d import IntervalJudge
+    return IntervalJudge(op, dtype, json.loads(params_json), nan_rule)
+
+
+def interval_judge(case):
+    """The case's d3d judge (judge.d3d.IntervalJudge), shared by cases of one parameter set."""
+    return _judge(case.op, case.dtype, json.dumps(case.params, sort_keys=True), case.nan_rule)

@@ -32,8 +32,9 @@ import numpy as np
 
 import oracle
 from conformance import fast_kernels
-from conformance.compare import _POWERS_OF_TWO, WORST_SHOWN, Comparison, compare
-from conformance.expected import expected_and_reference, zero_results
+from conformance.compare import (WORST_SHOWN, Comparison, bin_index, compare, empty_interval_summary,
+                                 histogram_bins)
+from conformance.expected import expected_and_reference, interval_judge, zero_results
 from conformance.ulp import fractional_ulp_error, ulp_distance
 from oracle.rounding import cast_bound_to_tensor_type, float_param
 
@@ -87,6 +88,9 @@ class Tally:
         self.histogram_nan = self.histogram_flushed = 0
         self.candidates = []  # (key, flat position, element dict) of the worst so far
         self.problem = None
+        self.d3d = empty_interval_summary()
+        self.d3d_ratio = None  # the largest ratio so far (float, inf included)
+        self.d3d_candidates = []  # (ratio, flat position, element dict)
 
     def add_fast(self, count, max_distance, fraction_bits, histogram):
         """Elements within tolerance (no NaN mismatch, nothing flushed), summarised: their count,
@@ -118,32 +122,45 @@ class Tally:
                 self.histogram[int(low).bit_length()] += count
             self.histogram_nan += part.histogram["nan"]
             self.histogram_flushed += part.histogram["flushed"]
+        def position(item):
+            return offset + (item["index"][0] if positions is None else int(positions[item["index"][0]]))
         for item in part.worst:
-            position = offset + (item["index"][0] if positions is None else int(positions[item["index"][0]]))
             key = np.iinfo(np.int64).max if item["ulp"] == "nan" else item["ulp"]
-            self.candidates.append((key, position, item))
-        if len(self.candidates) > 4 * WORST_SHOWN:
+            self.candidates.append((key, position(item), item))
+        if part.d3d is not None:
+            for name in ("checked", "failed", "outside", "semantic", "lowering_defined"):
+                self.d3d[name] += part.d3d[name]
+            if part.d3d["max_ratio"] is not None:
+                ratio = float(part.d3d["max_ratio"])
+                self.d3d_ratio = ratio if self.d3d_ratio is None else max(self.d3d_ratio, ratio)
+            self.d3d_candidates += [(float(item["ratio"]), position(item), item) for item in part.d3d["worst"]]
+        if len(self.candidates) > 4 * WORST_SHOWN or len(self.d3d_candidates) > 4 * WORST_SHOWN:
             self._trim()
 
     def _trim(self):
         # compare._summarise: NaN mismatches first, then larger distances, then earlier positions.
         self.candidates.sort(key=lambda c: (-c[0], c[1]))
         del self.candidates[WORST_SHOWN:]
+        self.d3d_candidates.sort(key=lambda c: (-c[0], c[1]))
+        del self.d3d_candidates[WORST_SHOWN:]
+
+    def _located(self, candidates) -> list:
+        return [{**item, "index": [int(i) for i in np.unravel_index(position, self.shape)] if self.shape else []}
+                for _, position, item in candidates]
 
     def result(self) -> Comparison:
         if self.problem:
             return Comparison(self.elements, mismatches=self.elements, problem=self.problem)
         self._trim()
-        worst = []
-        for _, position, item in self.candidates:
-            index = [int(i) for i in np.unravel_index(position, self.shape)] if self.shape else []
-            worst.append({**item, "index": index})
-        bins = [[0, 0, int(n)] if k == 0 else [1 << (k - 1), (1 << k) - 1, int(n)]
-                for k, n in enumerate(self.histogram) if n]
-        histogram = {"bins": bins, "nan": self.histogram_nan, "flushed": self.histogram_flushed}
+        histogram = {"bins": histogram_bins(self.histogram), "nan": self.histogram_nan,
+                     "flushed": self.histogram_flushed}
+        ratio = self.d3d_ratio
+        d3d = {**self.d3d, "max_ratio": None if ratio is None else ("inf" if math.isinf(ratio) else ratio),
+               "worst": self._located(self.d3d_candidates)}
         return Comparison(elements=self.elements, mismatches=self.mismatches,
                           nan_mismatches=self.nan_mismatches, flushed=self.flushed, max_ulp=self.max_ulp,
-                          max_fractional_ulp=self.max_fractional, worst=worst, histogram=histogram)
+                          max_fractional_ulp=self.max_fractional, worst=self._located(self.candidates),
+                          histogram=histogram, d3d=d3d)
 
 
 def _numpy_split(expected, actual, reference, tolerance):
@@ -158,7 +175,7 @@ def _numpy_split(expected, actual, reference, tolerance):
     error = np.abs(fractional_ulp_error(reference[good], actual[good], expected.dtype))
     error = error[np.isfinite(error)]
     fraction = np.float64(error.max() if error.size else 0.0).view(np.int64)
-    lengths = np.searchsorted(_POWERS_OF_TWO, distance, side="right")
+    lengths = bin_index(distance)
     histogram = np.bincount(lengths, minlength=fast_kernels.HISTOGRAM_BINS)[:fast_kernels.HISTOGRAM_BINS]
     return (int(distance.size), int(distance.max()) if distance.size else 0, int(fraction),
             histogram.astype(np.int64), np.flatnonzero(bad))
@@ -178,7 +195,7 @@ def identical(expected, actual, reference=None) -> Comparison:
         fractional = float(error[finite].max()) if finite.any() else 0.0
     return Comparison(elements=n, mismatches=0, nan_mismatches=0, flushed=0, max_ulp=0,
                       max_fractional_ulp=fractional, worst=[],
-                      histogram={"bins": [[0, 0, n]], "nan": 0, "flushed": 0})
+                      histogram={"bins": [[0, 0, n]], "nan": 0, "flushed": 0}, d3d=empty_interval_summary())
 
 
 class _Float16Table:
@@ -358,7 +375,7 @@ class Verifier:
             starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
             x = np.concatenate(flat_x)
             actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
-            tolerance = np.repeat([c.tolerance for c in cases], sizes)
+            tolerance = 0  # any element off the exactly rounded value has its interval judged in full
             is_float = np.dtype(cases[0].dtype).kind == "f"
             with np.errstate(all="ignore"):
                 reference = self._reference_function(cases[0])(x)
@@ -374,7 +391,7 @@ class Verifier:
                     wrong = distance > tolerance
                 bad = np.add.reduceat(wrong.astype(np.int64), starts)
                 max_distance = np.maximum.reduceat(distance, starts)
-            lengths = np.searchsorted(_POWERS_OF_TWO, distance, side="right")
+            lengths = bin_index(distance)
             owner = np.repeat(np.arange(len(members)), sizes)
             bins = fast_kernels.HISTOGRAM_BINS
             histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
@@ -408,20 +425,20 @@ class Verifier:
                 return identical(expected, actual, reference if is_float else None)
             if is_float:
                 good, max_distance, fraction, histogram, where = _numpy_split(
-                    expected.reshape(-1), actual.reshape(-1), reference.reshape(-1), case.tolerance)
+                    expected.reshape(-1), actual.reshape(-1), reference.reshape(-1), 0)
                 if not where.size:  # all within tolerance: nothing for the full analysis to add
                     tally = Tally(x.shape, case.dtype)
                     tally.add_fast(good, max_distance, fraction, histogram)
                     return tally.result()
         return compare(x, expected, actual, case.tolerance, case.flush_allowed,
-                       self.zeros(case), reference if is_float else None)
+                       self.zeros(case), reference if is_float else None, interval_judge(case))
 
     def _plain(self, case, x, actual) -> Comparison:
         """The unaccelerated path, exactly expected.expected_for + compare."""
         expected, reference = expected_and_reference(case, x)
         is_float = np.dtype(case.dtype).kind == "f"
         return compare(x, expected, actual, case.tolerance, case.flush_allowed, self.zeros(case),
-                       reference if is_float else None)
+                       reference if is_float else None, interval_judge(case))
 
     def add_chunk(self, tally: Tally, case, x, actual, offset: int):
         """Verify flat x/actual (elements offset.. of the case) into tally, over the threads."""
@@ -499,14 +516,14 @@ class Verifier:
                     codes = xs.view(np.uint16)
                     keep(begin, xs, actual_s, kernel.float16_table_stats(
                         codes, actual_s.view(np.uint16), table.reference, table.expected_bits, table.DECODE,
-                        case.tolerance, histogram, scratch, positions),
+                        0, histogram, scratch, positions),
                          lambda where: (table.expected[codes[where]], table.reference[codes[where]]))
                     continue
                 if plan is not None:
                     formula, p0, p1, prepare = plan
                     reference = prepare(xs, buffer[:end - begin])
                     keep(begin, xs, actual_s, kernel.float32_stats[formula](
-                        xs, reference, p0, p1, actual_s, actual_s.view(bits), case.tolerance,
+                        xs, reference, p0, p1, actual_s, actual_s.view(bits), 0,
                         histogram, scratch, positions),
                          lambda where: (reference[where].astype(dtype), reference[where]))
                     continue
@@ -523,7 +540,7 @@ class Verifier:
                         parts.append(("full", offset + begin, identical(expected, actual_s, reference)))
                         continue
                     good, max_distance, fraction, good_histogram, where = _numpy_split(
-                        expected, actual_s, reference, case.tolerance)
+                        expected, actual_s, reference, 0)
                     if good:
                         parts.append(("fast", good, max_distance, fraction, good_histogram))
                     if where.size:
@@ -534,13 +551,13 @@ class Verifier:
                     expected = reference.astype(dtype)
                 keep(begin, xs, actual_s, kernel.float_stats(
                     expected.view(bits), actual_s.view(bits), actual_s.astype(np.float32), reference,
-                    case.tolerance, mask, inf, digits, low, histogram, scratch, positions),
+                    0, mask, inf, digits, low, histogram, scratch, positions),
                      lambda where: (expected[where], reference[where]))
             if bad_pieces:
                 # The full analysis (flushing, NaN, worst elements), once, for the bad elements only.
                 where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
                 parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                                      self.zeros(case), reference), where))
+                                                      self.zeros(case), reference, interval_judge(case)), where))
         if totals[0]:
             parts.append(("fast", totals[0], totals[1], totals[2], histogram))
         return parts

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conformance import featurelevels, statuses
+from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 CASE_FILE = re.compile(r"^operator\s*:", re.MULTILINE)
 SKIP = {statuses.UNSUPPORTED, statuses.NOT_REACHABLE}
@@ -53,6 +54,8 @@ def pytest_addoption(parser):
     add("--conformance-tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
         help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
     add("--conformance-forbid-flush", action="store_true", help="do not accept flushed denormals")
+    add("--conformance-tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
+        help="what decides a case's status: d3d (default, the Direct3D precision rules) or ulp")
     add("--conformance-max-elements", type=int, default=None, metavar="N",
         help="refuse shapes with more elements")
     add("--conformance-expectations", metavar="FILE",
@@ -202,6 +205,7 @@ class State:
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
+        self.model = getattr(option, "conformance_tolerance_model", DEFAULT_MODEL)
         from conformance.cli import UsageError, parse_options, parse_tolerances
         try:
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
@@ -266,18 +270,19 @@ class State:
                 self.failure = error
                 raise
             argv = ["pytest", *map(str, self.config.invocation_params.args)]
-            self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv)
+            self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv,
+                                              model=self.model)
             self.header["runner"] = "pytest"
         x = case.make_input()
         began = time.perf_counter()
         outcome = self.backend.run_many([(case, x)])[0]
         seconds = time.perf_counter() - began
         try:
-            record = runner.judge(case, x, outcome, self.level, self.backend.name, seconds)
+            record = runner.judge(case, x, outcome, self.level, self.backend.name, seconds, model=self.model)
         except Exception as error:  # a harness bug must not pass for a device failure
             record = runner.judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
                                                    f"{type(error).__name__}: {error}"),
-                                  self.level, self.backend.name, seconds)
+                                  self.level, self.backend.name, seconds, model=self.model)
         save = self.config.option.conformance_save_failures
         if save and record["status"] in statuses.FAILING:
             from conformance.repro import save_case

@@ -13,7 +13,8 @@ from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import Outcome
 from conformance.compare import compare, describe
-from conformance.expected import expected_for
+from conformance.expected import expected_for, interval_judge
+from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
@@ -31,9 +32,10 @@ class RunSummary:
         return any(r["status"] in statuses.FAILING for r in self.records)
 
 
-def run_metadata(backend, feature_level: str, seed: int, argv=None) -> dict:
+def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str = DEFAULT_MODEL) -> dict:
     import onnx
     meta = {"type": "header", "tool": "dml-conformance", "feature_level": feature_level, "seed": seed,
+            "tolerance_model": model,
             "os": platform.platform(), "python": platform.python_version(), "numpy": np.__version__,
             "onnx": onnx.__version__, "start": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "argv": list(argv if argv is not None else sys.argv)}
@@ -47,14 +49,16 @@ def _at_least(level: str, minimum: str) -> bool:
 
 
 def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: float,
-          expected=None, reference=None, zeros=None, verifier=None, comparison=None) -> dict:
+          expected=None, reference=None, zeros=None, verifier=None, comparison=None,
+          model: str = DEFAULT_MODEL) -> dict:
     """verifier: a fast.Verifier that gives the same Comparison sooner; comparison: one already
-    made (a streamed case, verified chunk by chunk)."""
+    made (a streamed case, verified chunk by chunk); model: the tolerance model that decides the
+    status ("d3d" or "ulp"); the record carries both verdicts."""
     record = {"type": "case", **case.describe(), "backend": backend_name,
-              "required": _at_least(feature_level, case.required_level),
+              "required": _at_least(feature_level, case.required_level), "tolerance_model": model,
               "elements": math.prod(case.shape), "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
-              "max_ulp": None, "max_fractional_ulp": None, "worst": [], "message": outcome.message,
-              "placement": outcome.placement}
+              "max_ulp": None, "max_fractional_ulp": None, "worst": [], "d3d": None, "verdicts": None,
+              "message": outcome.message, "placement": outcome.placement}
     status = outcome.status
     if status == outcome_status.UNSUPPORTED:
         record["status"] = statuses.UNSUPPORTED_REQUIRED if record["required"] else statuses.UNSUPPORTED
@@ -67,17 +71,18 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
             if expected is None:
                 expected, reference, zeros = expected_for(case, x)
             result = compare(x, expected, outcome.output, case.tolerance, case.flush_allowed, zeros,
-                             reference if np.dtype(case.dtype).kind == "f" else None)
+                             reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))
+        verdicts = {name: statuses.PASS if result.passed_under(name) else statuses.FAIL for name in MODELS}
         record.update(mismatches=result.mismatches, nan_mismatches=result.nan_mismatches,
                       flushed=result.flushed, max_ulp=result.max_ulp,
                       max_fractional_ulp=result.max_fractional_ulp, worst=result.worst,
-                      ulp_histogram=result.histogram)
+                      ulp_histogram=result.histogram, d3d=result.d3d, verdicts=verdicts)
         if status == outcome_status.CPU_FALLBACK:
             record["status"] = statuses.CPU_FALLBACK
         else:
-            record["status"] = statuses.PASS if result.passed else statuses.FAIL
-            if not result.passed:
-                record["message"] = describe(result, case.tolerance)
+            record["status"] = verdicts[model]
+            if record["status"] != statuses.PASS:
+                record["message"] = describe(result, case.tolerance, model)
     else:
         record["status"] = status  # not-reachable, error, crash, timeout share their names
     record["seconds"] = round(seconds, 6)
@@ -85,9 +90,10 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
 
 
 def run(cases, backend, feature_level: str, writer, progress=None, save_failures=None, jobs: int = 1,
-        accelerate: bool = True) -> RunSummary:
+        accelerate: bool = True, model: str = DEFAULT_MODEL) -> RunSummary:
     """jobs: threads that verify (large tensors are shared out in chunks); accelerate: use
-    conformance/fast.py (False: the plain oracle + compare path; the records are the same)."""
+    conformance/fast.py (False: the plain oracle + compare path; the records are the same);
+    model: the tolerance model that decides each status (judge/d3d.py MODELS)."""
     from conformance import fast
     summary = RunSummary()
     started = time.perf_counter()
@@ -100,11 +106,11 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
             if generators.streamed(batch[0].generator):
                 writer.write({"type": "in-flight", "ids": [batch[0].id]})
                 try:
-                    record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures)
+                    record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures, model)
                 except Exception as error:  # a harness bug must not lose the run
                     record = judge(batch[0], None, Outcome(statuses.ERROR, message=f"harness error while "
                                                            f"streaming: {type(error).__name__}: {error}"),
-                                   feature_level, backend.name, 0.0)
+                                   feature_level, backend.name, 0.0, model=model)
                 _emit(record, writer, summary, progress)
                 continue
             inputs = [case.make_input() for case in batch]
@@ -117,11 +123,12 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
             for case, x, outcome in zip(batch, inputs, outcomes):
                 try:
                     record = judge(case, x, outcome, feature_level, backend.name, each,
-                                   verifier=verifier if accelerate else None, comparison=verified.get(id(case)))
+                                   verifier=verifier if accelerate else None, comparison=verified.get(id(case)),
+                                   model=model)
                 except Exception as error:  # a harness bug must not lose the run
                     record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
                                                     f"{type(error).__name__}: {error}"),
-                                   feature_level, backend.name, each)
+                                   feature_level, backend.name, each, model=model)
                 if save_failures and record["status"] in statuses.FAILING:
                     from conformance.repro import save_case
                     record["repro"] = save_case(save_failures, case, x, outcome)
@@ -172,7 +179,7 @@ def _batches(cases):
         yield batch
 
 
-def _run_streamed(case, backend, feature_level, verifier, save_failures) -> dict:
+def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
     """A case too large to hold (exhaustive_float32): STREAM_CHUNK elements at a time through the
     backend and the comparison, the next chunk on the device while the last is verified. The
     record adds up every chunk: mismatches, max ULP, histogram, worst elements (flat index)."""
@@ -190,7 +197,7 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures) -> dict
             elif outcome.status != outcome_status.OK:
                 outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + x.size - 1}: "
                                   f"{outcome.message}", placement=outcome.placement)
-                return judge(case, x, outcome, feature_level, backend.name, seconds)
+                return judge(case, x, outcome, feature_level, backend.name, seconds, model=model)
             if finish:
                 finish()
             finish = verifier.submit(tally, case, x, outcome.output, offset)
@@ -202,7 +209,8 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures) -> dict
             finish()
     last = fallback or first
     outcome = Outcome(last.status, message=last.message, placement=last.placement)
-    record = judge(case, None, outcome, feature_level, backend.name, seconds, comparison=tally.result())
+    record = judge(case, None, outcome, feature_level, backend.name, seconds, comparison=tally.result(),
+                   model=model)
     if save_failures and record["status"] in statuses.FAILING and record["worst"]:
         # The chunk holding the worst element, with what the device made of it.
         from conformance.repro import save_case

@@ -129,5 +129,6 @@ def test_backends_lists_cpu_as_available():
 def test_tolerance_override_from_the_command_line(tmp_path):
     done = conformance("run", "--backend", "python:faults:off_by_tolerance_plus_one", "--quiet",
                        "-k", "ACTIVATION_CELU/float32/rank4[2x3x4x5]/Alpha=1/uniform",
-                       "--tolerance", "ACTIVATION_CELU:float32=19", "--results", tmp_path / "r.jsonl")
+                       "--tolerance", "ACTIVATION_CELU:float32=19", "--tolerance-model", "ulp",
+                       "--results", tmp_path / "r.jsonl")
     assert done.returncode == 0, done.stdout

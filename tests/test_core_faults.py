@@ -17,9 +17,10 @@ def cases(expression, **load):
     return chosen
 
 
-def run(backend_or_name, chosen, level="5_0"):
+def run(backend_or_name, chosen, level="5_0", model="ulp"):
+    """These faults are stated in ULP; tests/test_d3d_faults.py injects the d3d model's."""
     backend = backends.create(backend_or_name) if isinstance(backend_or_name, str) else backend_or_name
-    return runner.run(chosen, backend, level, ResultsWriter(None)).records
+    return runner.run(chosen, backend, level, ResultsWriter(None), model=model).records
 
 
 def only(records):

@@ -32,13 +32,16 @@ class ElementVerdicts:
     lo: np.ndarray
     hi: np.ndarray
     outside: np.ndarray  # not in the acceptance set
-    semantic: np.ndarray  # an explicit rule broken (sign, range, float16 denormal)
+    semantic: np.ndarray  # the explicit rule broken: 0 none, else an index into RULES
     lowering: np.ndarray  # accepted NaN or infinity where the exact value is not that
     ratio: np.ndarray  # |actual - midpoint| / half-width (inf: outside a zero-width interval)
 
     @property
     def failed(self):
-        return self.outside | self.semantic
+        return self.outside | (self.semantic != 0)
+
+
+RULES = ("", "sign", "range", "float16 denormal flushed")
 
 
 def _float32_params(params: dict) -> dict:
@@ -85,9 +88,9 @@ class IntervalJudge:
         lo, hi, num, may_nan = self.bounds(x, expected)
         if self.dtype.kind != "f":
             inside = actual == expected
-            zeros = np.zeros(actual.shape, dtype=bool)
             ratio = np.where(inside, 0.0, np.inf)
-            return ElementVerdicts(lo, hi, ~inside, zeros, zeros.copy(), ratio)
+            return ElementVerdicts(lo, hi, ~inside, np.zeros(actual.shape, dtype=np.int8),
+                                   np.zeros(actual.shape, dtype=bool), ratio)
         a = actual.astype(np.float64)
         a_nan = np.isnan(a)
         e = expected.astype(np.float64)
@@ -104,12 +107,12 @@ class IntervalJudge:
         return ElementVerdicts(lo, hi, ~inside, semantic, lowering, ratio)
 
     def _semantic(self, x, e, a, reference):
-        broken = np.zeros(a.shape, dtype=bool)
+        broken = np.zeros(a.shape, dtype=np.int8)
         if self.keeps_sign:
-            broken |= ((reference < 0) & (a > 0)) | ((reference > 0) & (a < 0))
+            broken[((reference < 0) & (a > 0)) | ((reference > 0) & (a < 0))] = RULES.index("sign")
         if self.range is not None:
             low, high = (float(v) for v in self.range)
-            broken |= ~np.isnan(e) & (np.isnan(a) | (a < low) | (a > high))
+            broken[~np.isnan(e) & (np.isnan(a) | (a < low) | (a > high))] = RULES.index("range")
         if self.dtype == np.float16 and not self.exact:
             tiny = float(np.finfo(np.float16).smallest_normal)
             flushed = (e != 0) & (np.abs(e) < tiny) & (a == 0)
@@ -117,7 +120,7 @@ class IntervalJudge:
                 in_float = intervals.interval(self.formula, x[flushed], "float16", self.nan_rule,
                                               formats=(intervals.FLOAT32,))
                 zero_allowed = in_float.num & (in_float.lo <= 0) & (in_float.hi >= 0)
-                broken[np.flatnonzero(flushed)[~zero_allowed]] = True
+                broken[np.flatnonzero(flushed)[~zero_allowed]] = RULES.index("float16 denormal flushed")
         return broken
 
 

@@ -16,8 +16,9 @@ page of the Direct3D documentation):
 - float32 denormals may be flushed to sign-preserved zero on the input and output of
   arithmetic (and in min/max comparisons): a set touching the subnormal range also gets
   that zero. float16 denormals are preserved: no flushing in float16.
-- float16 tensors: DirectML loads half and computes either in float (then rounds to nearest
-  half on store) or in half, where "the 32-bit rules also hold, adjusted for the bit layout"
+- float16 tensors: DirectML loads half and computes either in float, then stores half
+  ("round-to-zero is used during conversion to another float format": Direct3D's data
+  conversion rules; the exactly rounded, nearest-even value is accepted too), or in half, where "the 32-bit rules also hold, adjusted for the bit layout"
   (2^-21 in float's 23 fraction bits is 2^-8 in half's 10): the interval is the union of both.
 Non-finite results follow Direct3D: inf - inf, 0 * inf, log2 of a negative, NaN operands
 give NaN; min/max return the non-NaN operand (nan_rule "d3d").
@@ -56,7 +57,7 @@ ACCURACY = (
     ("min, max, abs, neg, floor, ceil, round_ne, trunc", "exact (min/max: a NaN operand yields the other)"),
     ("float32 denormals", "may flush to sign-preserved zero on input and output of arithmetic"),
     ("float16 denormals", "preserved"),
-    ("float to half on store", "round to nearest even"),
+    ("float to half on store", "round toward zero (Direct3D data conversion rules) or to nearest even"),
 )
 _DOUBLE_SLACK = 2.0 ** -50  # numpy's float64 exp2/log2/sqrt are within a few float64 ULP
 
@@ -389,7 +390,7 @@ def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None) 
     result = None
     for fmt in formats or COMPUTED_IN[target.name]:
         v = Evaluator(fmt, nan_rule).evaluate(formula, points)
-        if fmt.dtype != target:  # stored: rounded to nearest even in the tensor's type
-            v = Values(nearest_to(v.lo, target), nearest_to(v.hi, target), v.num, v.nan)
+        if fmt.dtype != target:  # stored: rounded toward zero (Direct3D) or to nearest (IEEE)
+            v = Values(floor_to(v.lo, target), ceil_to(v.hi, target), v.num, v.nan)
         result = v if result is None else result.union(v)
     return result
