@@ -1,9 +1,19 @@
 import numpy as np
 
 from conformance.specs.activation_sigmoid import exp_edges
-from conformance.specs.primitives import X, exp, log
+from conformance.specs.primitives import X, exp, log, select
 from conformance.specs.base import (ACTIVATION_TABLES, SAME_TENSORS, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter)
+
+
+EXP_OVERFLOW = float(np.log(np.finfo(np.float32).max))  # 88.72: exp(t) is not a float32 beyond
+
+
+def softplus(t):
+    """ln(1 + exp(t)) in primitives, as DirectML's shaders compute it (dml-wine, lavapipe, a float32 sweep
+    of t = -30 to 100): the page's form, within 1 ULP, while exp(t) is a float32, and t itself beyond
+    (exactly t from t = 88.72 on, not inf). Also PARAMETRIC_SOFTPLUS's."""
+    return select(t > EXP_OVERFLOW, t, log(1.0 + exp(t)))
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
@@ -37,7 +47,7 @@ SPEC = OperatorSpec(
     to_onnx=to_onnx,
     special_values=special_values,
     parameter_level=steepness_level,
-    d3d=lambda p: log(1.0 + exp(p["Steepness"] * X)) / p["Steepness"],
+    d3d=lambda p: softplus(p["Steepness"] * X) / p["Steepness"],
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_softplus_operator_desc; "
            "Steepness < 1 from https://learn.microsoft.com/en-us/windows/ai/directml/dml-feature-level-history "
            "(DML_FEATURE_LEVEL_6_4)",
