@@ -1,7 +1,8 @@
 import numpy as np
 
 from conformance.specs.activation_sigmoid import exp_edges
-from conformance.specs.primitives import X, exp, log
+from conformance.specs.activation_softplus import softplus
+from conformance.specs.primitives import X
 from conformance.specs.base import ACTIVATION_TABLES, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter
 
 
@@ -30,7 +31,7 @@ SPEC = OperatorSpec(
                "(DirectML EP: DML_ACTIVATION_PARAMETRIC_SOFTPLUS)",
     to_onnx=to_onnx,
     special_values=special_values,
-    d3d=lambda p: p["Alpha"] * log(1.0 + exp(p["Beta"] * X)),
+    d3d=lambda p: p["Alpha"] * softplus(p["Beta"] * X),
     source="https://learn.microsoft.com/en-us/windows/win32/api/directml/ns-directml-dml_activation_parametric_softplus_operator_desc",
     notes=("The page gives no typical Alpha and Beta: 1 and 1 (plain softplus) are the harness's defaults.",
            "Tolerance: WebNN has no parametric softplus; its softplus's (18 ULP float32 and float16)."),
