@@ -106,7 +106,8 @@ def test_results_already_written_survive_a_backend_that_kills_the_process(tmp_pa
     assert done.returncode == 70
     header, records, footer = read_results(results)
     assert header["backend"] == "python:faults:die_at_clip" and footer is None
-    assert len(records) > 100 and {r["op"] for r in records} == {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU"}
+    ops = {r["op"] for r in records}  # the operators whose files come before CLIP's
+    assert len(records) > 100 and "ACTIVATION_CELU" in ops and "ELEMENT_WISE_CLIP" not in ops
     first_clip = conformance("list", "-k", "ELEMENT_WISE_CLIP").stdout.split()[0]
     assert first_clip in header["unfinished"] and len(header["unfinished"]) <= 64
     report = conformance("report", results)
