@@ -39,7 +39,7 @@ def number(value) -> str:
 
 def label(params: dict) -> str:
     return ",".join(f"Scale={v['Scale']:g},Bias={v['Bias']:g}" if isinstance(v, dict) else f"{k}={v:g}"
-                    for k, v in params.items())
+                    for k, v in params.items()) or "defaults"
 
 
 def value_yaml(value) -> str:
@@ -92,10 +92,10 @@ def render(op: str, sets: list) -> str:
             f"    description: {json.dumps('float16 cases in ' + used)}",
             "    dtypes: [float16]",
             f"    shapes: [[{', '.join(map(str, shape))}]]",
-            "    params:",
         ]
         names = [p.name for p in spec.parameters if p.name in params]
-        lines += [f"      {name}: {value_yaml(params[name])}" for name in names]
+        if names:  # an operator without fields has no params key
+            lines += ["    params:"] + [f"      {name}: {value_yaml(params[name])}" for name in names]
         lines += ["    inputs:", "      - {kind: exhaustive_float16}"]
     return "\n".join(lines) + "\n"
 
