@@ -1,45 +1,75 @@
 """The `conformance` command.
 
 Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
-3 backend unavailable, 130 interrupted (results so far are kept).
+3 backend unavailable, 4 harness bug (with its traceback), 130 interrupted (results so far are kept),
+141 the reader of the output went away (`conformance list | head`).
 """
 import argparse
 import json
+import os
 import sys
 import time
+import traceback
 
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
-from conformance.selection import select
+from conformance.errors import BadInput
+from conformance.outputs import check_writable
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
+from conformance.selection import select
 
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
+EXIT_HARNESS_BUG = 4
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    pass
+EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
+RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return EXIT_BAD_INPUT
     try:
-        return args.handler(args)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_BAD_INPUT
+        code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            return _harness_bug()  # a socket's, say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
+        return EXIT_BROKEN_PIPE
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (UsageError, ValueError, KeyError) as error:
-        print(f"error: {error.args[0] if error.args else error}", file=sys.stderr)
+    except BadInput as error:
+        print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except backends.BackendUnavailable as error:
         print(f"error: backend unavailable: {error}", file=sys.stderr)
         return EXIT_BACKEND_UNAVAILABLE
+    except Exception:
+        return _harness_bug()
+
+
+def _harness_bug() -> int:
+    traceback.print_exc()
+    print(f"error: a bug in the harness (traceback above; exit {EXIT_HARNESS_BUG})", file=sys.stderr)
+    return EXIT_HARNESS_BUG
+
+
+def _stdout_closed() -> bool:
+    """Whether the reader of standard output is gone (a pipe with no reader polls as an error)."""
+    import select as io  # the module; `select` here is conformance.selection's
+    try:
+        poller = io.poll()
+        poller.register(sys.stdout.fileno(), io.POLLOUT)
+        return any(events & io.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or no real stdout
+        return False
 
 
 def build_parser():
@@ -99,21 +129,10 @@ def build_parser():
     backends_p = sub.add_parser("backends", help="list backends and which are available here")
     backends_p.set_defaults(handler=cmd_backends)
 
-    for extra in _extra_commands():
-        extra(sub)
+    from conformance import cli_bench, cli_lanes, cli_reports
+    for module in (cli_reports, cli_bench, cli_lanes):  # report/diff/compare, bench, lane
+        module.register(sub)
     return parser
-
-
-def _extra_commands():
-    """Subcommands contributed by other modules of the project (reports, benchmarks, lanes)."""
-    found = []
-    for module_name in ("conformance.cli_reports", "conformance.cli_bench", "conformance.cli_lanes"):
-        try:
-            module = __import__(module_name, fromlist=["register"])
-        except ImportError:
-            continue
-        found.append(module.register)
-    return found
 
 
 def _load(args):
@@ -129,11 +148,11 @@ def parse_tolerances(values):
     for value in values:
         key, _, number = value.rpartition("=")
         if not number.isdigit():
-            raise UsageError(f"--tolerance {value!r}: expected ULP, DTYPE=ULP or OP:DTYPE=ULP")
+            raise BadInput(f"--tolerance {value!r}: expected ULP, DTYPE=ULP or OP:DTYPE=ULP")
         if not key:
             if len(values) == 1:
                 return int(number)
-            raise UsageError("--tolerance with a bare number cannot be combined with others")
+            raise BadInput("--tolerance with a bare number cannot be combined with others")
         result[key] = int(number)
     return result
 
@@ -143,7 +162,7 @@ def parse_options(pairs) -> dict:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise UsageError(f"--provider-option {pair!r}: expected KEY=VALUE")
+            raise BadInput(f"--provider-option {pair!r}: expected KEY=VALUE")
         options[key] = value
     return options
 
@@ -158,22 +177,28 @@ def cmd_run(args) -> int:
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     cases = _load(args)
     if not cases:
-        raise UsageError("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
+        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
     jobs = _jobs(args.jobs)
+    check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
+                    ("--html", args.html), ("--junit", args.junit)],
+                   [("--save-failures", args.save_failures),
+                    ("--results (default)", None if args.results else RESULTS_FOLDER)])
     backend = backends.create(args.backend, parse_options(args.provider_option),
                               announce=lambda m: print(m, file=sys.stderr))
-    if auto_level:
-        level = _queried_level(backend)
-    results_path = args.results or f"results/{backend.name.replace(':', '_')}.jsonl"
-    writer = ResultsWriter(results_path)
-    header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model)
-    writer.write(header)
-    bar = progress_bar(len(cases), enabled=not args.quiet)
     try:
-        result = runner.run(cases, backend, level, writer, progress=bar.update,
-                            save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
+        if auto_level:
+            level = _queried_level(backend)
+        results_path = args.results or f"{RESULTS_FOLDER}/{backend.name.replace(':', '_')}.jsonl"
+        writer = ResultsWriter(results_path)
+        header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model)
+        writer.write(header)
+        bar = progress_bar(len(cases), enabled=not args.quiet)
+        try:
+            result = runner.run(cases, backend, level, writer, progress=bar.update,
+                                save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
+        finally:
+            bar.close()
     finally:
-        bar.close()
         backend.close()
     footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
               "sessions_created": result.sessions_created, "interrupted": result.interrupted,
@@ -188,8 +213,8 @@ def cmd_run(args) -> int:
         from conformance.verdicts import operator_rows
         _write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
                                       "footer": footer}, indent=2))
-    for hook in _report_hooks():
-        hook(args, header, result.records, footer)
+    from conformance.cli_reports import after_run
+    after_run(args, header, result.records, footer)
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
@@ -200,31 +225,18 @@ def _queried_level(backend) -> str:
     from the backend's metadata()['feature_level_max']."""
     queried = backend.metadata().get("feature_level_max")
     if not queried:
-        backend.close()
-        raise UsageError(f"--feature-level auto: backend {backend.name} does not report the device's "
-                         "feature level; name a level instead")
-    try:
-        level = featurelevels.normalise(queried)
-    except ValueError:
-        backend.close()
-        raise
+        raise BadInput(f"--feature-level auto: backend {backend.name} does not report the device's "
+                       "feature level; name a level instead")
+    level = featurelevels.normalise(queried)
     print(f"feature level auto: {level} (reported by the device)", file=sys.stderr)
     return level
 
 
 def _jobs(value: int) -> int:
     if value < 0:
-        raise UsageError(f"--jobs {value}: expected 0 (every usable core) or a positive number")
+        raise BadInput(f"--jobs {value}: expected 0 (every usable core) or a positive number")
     from conformance.fast import usable_cpus
     return value or usable_cpus()
-
-
-def _report_hooks():
-    try:
-        from conformance.cli_reports import after_run
-    except ImportError:
-        return []
-    return [after_run]
 
 
 def _write(path, text):
@@ -256,7 +268,10 @@ def cmd_specs(args) -> int:
     from tabulate import tabulate
     names = args.operators or list(specs.SPECS)
     for name in names:
-        spec = specs.get(name)
+        try:
+            spec = specs.get(name)
+        except KeyError as error:
+            raise BadInput(error.args[0]) from None
         print(f"{spec.struct}\n  {spec.summary}\n  formula: {spec.formula}\n  introduced: "
               f"DML_FEATURE_LEVEL_{spec.introduced}; in-place: {'yes' if spec.in_place else 'no'}")
         print(f"  constraints: {spec.constraints}")
@@ -266,7 +281,14 @@ def cmd_specs(args) -> int:
         print(f"  through ONNX Runtime: {spec.onnx_route}")
         rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
                 for t in spec.tables]
-        print(tabulate(rows, headers=["from level", "dimension counts", "data types"]))
+        headers = ["from level", "dimension counts", "data types"]
+        if any(spec.output_dtype(d) != d for d in spec.dtypes):
+            for row, table in zip(rows, spec.tables):
+                row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
+            headers.append("output data type")
+        print(tabulate(rows, headers=headers))
+        from conformance.judge.d3d import explain
+        print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")

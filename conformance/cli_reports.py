@@ -1,11 +1,16 @@
 """`conformance report`, `conformance diff`, `conformance compare`, and --html / --junit on `run`.
 
     conformance report RESULTS.jsonl [--html F] [--markdown F] [--junit F]
-    conformance diff A.jsonl B.jsonl [--html F] [--markdown F]     exit 1 on a regression
+    conformance diff A.jsonl B.jsonl [--html F] [--markdown F] [--allow-missing]
+                                         exit 1 on a regression or a case B lacks
     conformance compare A.jsonl B.jsonl [C.jsonl ...] [--html F] [--markdown F]
 """
 import sys
 from pathlib import Path
+
+from conformance.errors import BadInput
+from conformance.outputs import check_writable
+from conformance.results import partial, read_results
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -24,12 +29,14 @@ def register(subparsers):
     report.set_defaults(handler=cmd_report)
 
     diff = subparsers.add_parser("diff", help="cases whose status or max ULP changed between two runs "
-                                 "(exit 1 on a regression)")
+                                 "(exit 1 on a regression, or on cases of A that B lacks)")
     diff.add_argument("a", help="the results before (e.g. the old driver)")
     diff.add_argument("b", help="the results after")
     diff.add_argument("--html", help="write the diff as HTML here")
     diff.add_argument("--markdown", help="write the diff as markdown here")
     diff.add_argument("--limit", type=int, default=50, help="changes printed per kind (default 50; 0: all)")
+    diff.add_argument("--allow-missing", action="store_true",
+                      help="cases of A that B lacks do not fail the comparison (B ran a smaller selection)")
     diff.set_defaults(handler=cmd_diff)
 
     compare = subparsers.add_parser("compare", help="several runs of the same cases side by side, as one matrix")
@@ -60,22 +67,30 @@ def after_run(args, header, records, footer):
 
 
 def _read(path):
-    from conformance.results import read_results
     if not Path(path).is_file():
-        raise ValueError(f"{path}: no such results file")
+        raise BadInput(f"{path}: no such results file")
     header, records, footer = read_results(path)
     if not header and not records:
-        raise ValueError(f"{path}: not a results file (no header, no cases)")
-    if footer is None:
+        raise BadInput(f"{path}: not a results file (no header, no cases)")
+    if header.get("truncated_line"):
+        print(f"warning: {path}:{header['truncated_line']}: the last line is cut short (the run died while "
+              "writing it) and is skipped", file=sys.stderr)
+    reason = partial(header, footer)
+    if reason:
         unfinished = header.get("unfinished", [])
-        print(f"warning: {path} has no footer: the run stopped early"
-              + (f", while the backend ran {len(unfinished)} case(s), the first {unfinished[0]}"
-                 if unfinished else ""), file=sys.stderr)
+        print(f"warning: {path} is partial: {reason}"
+              + (f"; {len(unfinished)} case(s) the backend was running never finished:" if unfinished else ""),
+              *(f"  {case_id}" for case_id in unfinished), sep="\n", file=sys.stderr)
     return header, records, footer
+
+
+def _check_outputs(args):
+    check_writable([(f"--{name}", getattr(args, name, None)) for name in ("html", "markdown", "junit")])
 
 
 def cmd_report(args) -> int:
     from reports import summary
+    _check_outputs(args)
     header, records, footer = _read(args.results)
     if not (args.html or args.markdown or args.junit):
         print(summary.text(header, records, footer or {}))
@@ -85,21 +100,23 @@ def cmd_report(args) -> int:
 
 def cmd_diff(args) -> int:
     from reports import diff, html, markdown
+    _check_outputs(args)
     for path in (args.a, args.b):
         _read(path)
-    result = diff.diff_files(args.a, args.b)
+    result = diff.diff_files(args.a, args.b, allow_missing=args.allow_missing)
     print(text_diff(result, args.limit))
     if args.html:
         _write(args.html, html.render_diff(result))
     if args.markdown:
         _write(args.markdown, markdown.diff(result))
-    return EXIT_REGRESSION if result.regressions else EXIT_OK
+    return EXIT_REGRESSION if result.failed else EXIT_OK
 
 
 def text_diff(result, limit=50) -> str:
     from tabulate import tabulate
-    lines = [f"A: {result.name_a} ({result.header_a.get('backend')}, {result.header_a.get('device')})",
-             f"B: {result.name_b} ({result.header_b.get('backend')}, {result.header_b.get('device')})"]
+    lines = [f"WARNING: {note}" for note in result.warnings()]
+    lines += [f"A: {result.name_a} ({result.header_a.get('backend')}, {result.header_a.get('device')})",
+              f"B: {result.name_b} ({result.header_b.get('backend')}, {result.header_b.get('device')})"]
     for kind, items in result.by_kind():
         shown = items[:limit] if limit else items
         rows = [[c.id, _cell(c.before), _cell(c.after)] for c in shown]
@@ -107,6 +124,8 @@ def text_diff(result, limit=50) -> str:
         if len(shown) < len(items):
             lines.append(f"  ... and {len(items) - len(shown)} more (--limit 0 shows all)")
     lines += ["", f"{len(result.regressions)} regression(s): {result.summary()}"]
+    if result.missing:
+        lines.append(result.verdict() + ("" if result.allow_missing else " (--allow-missing accepts a smaller B)"))
     return "\n".join(lines)
 
 
@@ -122,7 +141,8 @@ def cmd_compare(args) -> int:
 
     from reports import html, markdown, sidebyside
     if len(args.results) < 2:
-        raise ValueError("compare needs two or more results files")
+        raise BadInput("compare needs two or more results files")
+    _check_outputs(args)
     for path in args.results:
         _read(path)
     result = sidebyside.compare_files(args.results)

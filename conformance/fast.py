@@ -6,13 +6,14 @@ The oracle stays oracle/<op>.py, in float64, rounded once; this layer decides
 
 - small tensors (check_many): cases of one operator, type and parameter set
   verified together, one oracle call over their concatenation; a case whose
-  output is the oracle's bit for bit, or within tolerance everywhere, needs no
-  more; a case with an element out of tolerance goes through compare.compare;
+  output is the oracle's bit for bit needs no more; a case with an element off
+  the exactly rounded value goes through compare.compare (ULP figures and the
+  d3d interval of each such element);
 - large tensors: chunks of CHUNK elements, so that float64 buffers stay in the
   core's cache, shared out over `jobs` threads (numpy and the numba loops
   release the GIL), each chunk split by a compiled pass (fast_kernels) into
-  elements within tolerance, counted, and the rest, which compare.compare
-  analyses in full (flushing, NaN, worst elements);
+  elements equal to the exactly rounded value, counted, and the rest, which
+  compare.compare analyses in full (flushing, NaN, intervals, worst elements);
 - float32 CELU, SCALED_ELU and CLIP: the formula's element-wise operations in
   the compiled pass, around numpy's own np.expm1 (fast_kernels_jit._formula);
 - float16: the oracle once on all 65,536 inputs per operator and parameter set,
@@ -119,7 +120,7 @@ class Tally:
                 self.max_fractional, part.max_fractional_ulp)
         if part.histogram:
             for low, _, count in part.histogram["bins"]:
-                self.histogram[int(low).bit_length()] += count
+                self.histogram[int(bin_index(np.array([low]))[0])] += count
             self.histogram_nan += part.histogram["nan"]
             self.histogram_flushed += part.histogram["flushed"]
         def position(item):

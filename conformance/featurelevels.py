@@ -1,4 +1,6 @@
 """DirectML feature levels, in order (DML_FEATURE_LEVEL_x_y)."""
+from conformance.errors import BadInput
+
 LEVELS = ("1_0", "2_0", "2_1", "3_0", "3_1", "4_0", "4_1", "5_0", "5_1", "5_2",
           "6_0", "6_1", "6_2", "6_3", "6_4")
 # ONNX Runtime creates its DirectML device at 5_0 or higher, and 5_0 is the
@@ -9,7 +11,7 @@ DEFAULT_LEVEL = "5_0"
 def normalise(level: str) -> str:
     text = str(level).upper().replace("DML_FEATURE_LEVEL_", "").replace(".", "_")
     if text not in LEVELS:
-        raise ValueError(f"unknown feature level {level!r}; known: {', '.join(LEVELS)}")
+        raise BadInput(f"unknown feature level {level!r}; known: {', '.join(LEVELS)}")
     return text
 
 

@@ -206,13 +206,18 @@ class State:
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
         self.model = getattr(option, "conformance_tolerance_model", DEFAULT_MODEL)
-        from conformance.cli import UsageError, parse_options, parse_tolerances
+        from conformance.cli import parse_options, parse_tolerances
+        from conformance.errors import BadInput
+        from conformance.outputs import check_writable
         try:
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
             self.options = parse_options(getattr(option, "conformance_provider_option", []))
             self.level = featurelevels.normalise(getattr(option, "conformance_feature_level",
                                                          featurelevels.DEFAULT_LEVEL))
-        except (UsageError, ValueError) as error:
+            check_writable([(f"--conformance-{name}", getattr(option, f"conformance_{name}", None))
+                            for name in ("results", "html", "markdown", "junit")],
+                           [("--conformance-save-failures", getattr(option, "conformance_save_failures", None))])
+        except BadInput as error:
             raise pytest.UsageError(f"conformance: {error}") from None
         path = getattr(option, "conformance_expectations", None)
         self.expectations = load_expectations(path) if path else {}

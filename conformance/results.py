@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+from conformance.errors import BadInput
+
 
 class ResultsWriter:
     def __init__(self, path):
@@ -37,32 +39,62 @@ def _default(value):
 
 
 def read_results(path):
-    """-> (header, cases, footer or None). A truncated last line (a crash mid-write) is skipped.
+    """-> (header, cases, footer or None).
 
-    A run that never wrote its footer (the process died) gets header["unfinished"]: the ids
-    that were in flight in the backend and have no record."""
+    A last line cut short (no newline: the process died while writing it) is skipped and noted
+    in header["truncated_line"]; any other line that is not a JSON object is BadInput naming the
+    file and line. A run that never wrote its footer (the process died) or was interrupted gets
+    header["unfinished"]: the ids that were in flight in the backend and have no record."""
     header, cases, footer = {}, [], None
-    in_flight = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            kind = record.get("type")
-            if kind == "header":
-                header = record
-            elif kind == "footer":
-                footer = record
-            elif kind == "in-flight":
-                in_flight = record.get("ids", [])
-            else:
-                cases.append(record)
-    if footer is None and in_flight:
+    in_flight, truncated = [], None
+    for number, record in _records(path):
+        if record is None:
+            truncated = number
+            continue
+        kind = record.get("type")
+        if kind == "header":
+            header = record
+        elif kind == "footer":
+            footer = record
+        elif kind == "in-flight":
+            in_flight = record.get("ids", [])
+        else:
+            cases.append(record)
+    if in_flight and (footer is None or footer.get("interrupted")):
         done = {case.get("id") for case in cases}
         unfinished = [case_id for case_id in in_flight if case_id not in done]
         if unfinished:
             header = {**header, "unfinished": unfinished}
+    if truncated is not None:
+        header = {**header, "truncated_line": truncated}
     return header, cases, footer
+
+
+def partial(header, footer) -> str | None:
+    """Why a run's results are partial, or None where the run finished."""
+    if footer is None:
+        return "it has no footer: the run stopped early (a crash or a kill)"
+    if footer.get("interrupted"):
+        return "the run was interrupted"
+    return None
+
+
+def _records(path):
+    """(line number, record) per line; (number, None) for a last line cut short."""
+    with open(path, encoding="utf-8") as handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    if not line.endswith("\n"):  # only the last line can lack its newline
+                        yield number, None
+                        return
+                    raise BadInput(f"{path}:{number}: not a results record ({error.msg})") from None
+                if not isinstance(record, dict):
+                    raise BadInput(f"{path}:{number}: not a results record (a JSON {type(record).__name__})")
+                yield number, record
+        except UnicodeDecodeError:
+            raise BadInput(f"{path}: not a results file (not UTF-8 text)") from None

@@ -2,6 +2,8 @@
 combined with and / or / not and parentheses."""
 import re
 
+from conformance.errors import BadInput
+
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 
@@ -46,18 +48,19 @@ def compile_expression(expression: str):
         if peek() == "(":
             take()
             inner = parse_or()
-            if take() != ")":
-                raise ValueError(f"-k {expression!r}: missing ')'")
+            if peek() != ")":
+                raise BadInput(f"-k {expression!r}: missing ')'")
+            take()
             return inner
         word = peek()
         if word is None or word in ("and", "or", ")"):
-            raise ValueError(f"-k {expression!r}: expected a word at token {position + 1}")
+            raise BadInput(f"-k {expression!r}: expected a word at token {position + 1}")
         take()
         return lambda s: word.lower() in s.lower()
 
     if not tokens:
-        raise ValueError("-k: empty expression")
+        raise BadInput("-k: empty expression")
     result = parse_or()
     if position != len(tokens):
-        raise ValueError(f"-k {expression!r}: unexpected {tokens[position]!r}")
+        raise BadInput(f"-k {expression!r}: unexpected {tokens[position]!r}")
     return result

@@ -8,8 +8,8 @@ import numpy as np
 
 _BITS = {np.dtype("float16"): (np.uint16, 0x7FFF), np.dtype("float32"): (np.uint32, 0x7FFFFFFF),
          np.dtype("float64"): (np.uint64, 0x7FFFFFFFFFFFFFFF)}
-_MANTISSA_DIGITS = {np.dtype("float16"): 11, np.dtype("float32"): 24}
-_MIN_EXPONENT = {np.dtype("float16"): -14, np.dtype("float32"): -126}
+_MANTISSA_DIGITS = {np.dtype("float16"): 11, np.dtype("float32"): 24, np.dtype("float64"): 53}
+_MIN_EXPONENT = {np.dtype("float16"): -14, np.dtype("float32"): -126, np.dtype("float64"): -1022}
 
 
 def ordered(values: np.ndarray) -> np.ndarray:

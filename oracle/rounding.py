@@ -14,9 +14,11 @@ INTEGER_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
 def round_to(values: np.ndarray, dtype: str) -> np.ndarray:
     target = np.dtype(dtype)
     if target.kind == "f":
+        if np.asarray(values).dtype == target:
+            return np.array(values)  # already exact (a bitwise operator's bits, NaN payloads kept)
         with np.errstate(over="ignore", invalid="ignore"):
             return np.asarray(values, dtype=np.float64).astype(target)
-    if np.asarray(values).dtype.kind in "iu":
+    if np.asarray(values).dtype.kind in "iuO":  # exact integers: own type or Python ints
         return saturate_integers(np.asarray(values), dtype)
     info = np.iinfo(target)
     rounded = np.rint(np.asarray(values, dtype=np.float64))

@@ -7,7 +7,10 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from conformance import featurelevels
+from conformance.compare import bin_index, bin_range, histogram_bins
 from conformance.selection import compile_expression
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -110,6 +113,8 @@ def rerun_command(record: dict, header: dict, all_ids=()) -> str:
     if level and level != featurelevels.DEFAULT_LEVEL:
         args += ["--feature-level", str(level)]
     args += _options_from_argv(header.get("argv") or [])
+    if header.get("tolerance_model") == "ulp":
+        args += ["--tolerance-model", "ulp"]
     args += ["-k", keyword_for(record["id"], all_ids or [record["id"]])]
     path = case_path(record)
     if path:
@@ -203,20 +208,16 @@ def histogram(record: dict) -> Histogram | None:
         worst = [w for w in record.get("worst") or []]
         if not worst:
             return None
-        data = {"bins": [], "nan": sum(1 for w in worst if w.get("ulp") == "nan"), "flushed": 0}
-        counts = {}
-        for item in worst:
-            if item.get("ulp") != "nan":
-                k = int(item["ulp"]).bit_length()
-                counts[k] = counts.get(k, 0) + 1
-        data["bins"] = [[0 if k == 0 else 1 << (k - 1), 0 if k == 0 else (1 << k) - 1, n]
-                        for k, n in sorted(counts.items())]
+        distances = [int(w["ulp"]) for w in worst if w.get("ulp") != "nan"]
+        data = {"bins": histogram_bins(np.bincount(bin_index(np.array(distances, dtype=np.int64))))
+                if distances else [], "nan": len(worst) - len(distances), "flushed": 0}
         note = f"only the {len(worst)} worst elements (this results file has no full histogram)"
     tolerance = int(record.get("tolerance") or 0)
-    present = {int(low).bit_length(): (int(low), int(high), int(n)) for low, high, n in data.get("bins", [])}
+    present = {int(bin_index(np.array([low]))[0]): (int(low), int(high), int(n))
+               for low, high, n in data.get("bins", [])}
     bars = []
     for k in range(0, max(present, default=0) + 1):
-        low, high = (0, 0) if k == 0 else (1 << (k - 1), (1 << k) - 1)
+        low, high = bin_range(k)
         count = present.get(k, (low, high, 0))[2]
         kind = "ok" if high <= tolerance else ("over" if low > tolerance else "edge")
         bars.append(Bar(_bin_label(low, high), count, _bin_range(low, high), kind))

@@ -2,12 +2,13 @@
 
 A case regresses when its status gets more severe (pass -> fail, fail -> crash, not reachable ->
 error ...). Cases whose status is the same but whose max ULP moved are listed apart; so are
-cases present in one run only. Regressions come first.
+cases present in one run only. Regressions come first. The comparison fails on a regression, and
+on cases that B lacks unless asked otherwise (allow_missing: B ran a smaller selection on purpose).
 """
 from dataclasses import dataclass, field
 
 from conformance import statuses
-from conformance.results import read_results
+from conformance.results import partial, read_results
 
 # How bad a status is for a diff: 0 nothing wrong, 1 wrong numbers or refused, 2 broke, 3 died.
 SEVERITY = {statuses.PASS: 0, statuses.UNSUPPORTED: 0, statuses.NOT_REACHABLE: 0,
@@ -76,10 +77,38 @@ class RunDiff:
     unchanged: int = 0
     name_a: str = "A"
     name_b: str = "B"
+    allow_missing: bool = False
 
     @property
     def regressions(self) -> list:
         return [c for c in self.changes if c.kind == REGRESSION]
+
+    @property
+    def missing(self) -> list:
+        return [c for c in self.changes if c.kind == MISSING]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions or (self.missing and not self.allow_missing))
+
+    def warnings(self) -> list:
+        """A line for each run whose results are partial (interrupted, or no footer), and one if the
+        two runs' statuses were decided by different tolerance models."""
+        runs = (("A", self.name_a, self.header_a, self.footer_a), ("B", self.name_b, self.header_b, self.footer_b))
+        notes = [f"{label} ({name}) is partial: {reason}" for label, name, header, footer in runs
+                 if (reason := partial(header, footer))]
+        models = [(header or {}).get("tolerance_model", "ulp") for _, _, header, _ in runs]
+        if models[0] != models[1]:
+            notes.append(f"A's statuses were decided by the {models[0]} tolerance model and B's by {models[1]}: "
+                         "a status change may come from the model, not the device")
+        return notes
+
+    def verdict(self) -> str:
+        """Why the comparison fails, or that it does not."""
+        text = f"{len(self.regressions)} regression(s)"
+        if self.missing:
+            text += f", {len(self.missing)} case(s) missing in B" + (" (allowed)" if self.allow_missing else "")
+        return text + (": the comparison fails" if self.failed else "")
 
     def by_kind(self) -> list:
         """[(kind, [Change])] in ORDER, kinds with no change left out."""
@@ -114,10 +143,12 @@ def classify(before: dict | None, after: dict | None) -> str | None:
     return None
 
 
-def diff_records(header_a, records_a, footer_a, header_b, records_b, footer_b, name_a="A", name_b="B"):
+def diff_records(header_a, records_a, footer_a, header_b, records_b, footer_b, name_a="A", name_b="B",
+                 allow_missing=False):
     a = {r["id"]: r for r in records_a}
     b = {r["id"]: r for r in records_b}
-    result = RunDiff(header_a, header_b, footer_a, footer_b, name_a=name_a, name_b=name_b)
+    result = RunDiff(header_a, header_b, footer_a, footer_b, name_a=name_a, name_b=name_b,
+                     allow_missing=allow_missing)
     for case_id in list(a) + [i for i in b if i not in a]:
         before, after = a.get(case_id), b.get(case_id)
         kind = classify(before, after)
@@ -129,8 +160,8 @@ def diff_records(header_a, records_a, footer_a, header_b, records_b, footer_b, n
     return result
 
 
-def diff_files(path_a, path_b) -> RunDiff:
+def diff_files(path_a, path_b, allow_missing=False) -> RunDiff:
     header_a, records_a, footer_a = read_results(path_a)
     header_b, records_b, footer_b = read_results(path_b)
     return diff_records(header_a, records_a, footer_a, header_b, records_b, footer_b,
-                        name_a=str(path_a), name_b=str(path_b))
+                        name_a=str(path_a), name_b=str(path_b), allow_missing=allow_missing)

@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from conformance import __version__
+from conformance.verdicts import d3d_text, disagreements, judgement, other_verdict, ulp_text
 from reports import details, matrix
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -63,7 +64,8 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
             "record": record, "anchor": anchors[record["id"]],
             "params": _compact(record.get("params")), "generator": _compact(record.get("generator")),
             "placement": _compact(record.get("placement")), "histogram": details.histogram(record),
-            "rerun": details.rerun_command(record, header, ids)})
+            "rerun": details.rerun_command(record, header, ids), "judgement": judgement(record),
+            "d3d": d3d_text(record), "ulp": ulp_text(record)})
     present = {r["status"] for r in records}
     legend = [s for s in matrix.SEVERITY if s in present] + sorted(present - set(matrix.SEVERITY))
     counts = {s: sum(1 for r in records if r["status"] == s) for s in legend}
@@ -72,7 +74,9 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
                  metadata=details.metadata_rows(header, footer, records), legend=legend,
                  status_counts=list(counts.items()), operators=[row.op for row in table.rows],
                  dtypes=[d for d, _ in table.dtypes], failing=failing, failing_by_op=sorted(by_op.items()),
-                 anchors=anchors, first_failure=first_failure, details_limit=DETAILS_LIMIT)
+                 anchors=anchors, first_failure=first_failure, details_limit=DETAILS_LIMIT,
+                 disagreeing=[(r, judgement(r)) for r in disagreements(records)[:DETAILS_LIMIT]],
+                 disagreeing_count=len(disagreements(records)), other=other_verdict)
 
 
 def render_diff(result) -> str:
@@ -80,12 +84,12 @@ def render_diff(result) -> str:
     a = dict(details.metadata_rows(result.header_a, result.footer_a))
     b = dict(details.metadata_rows(result.header_b, result.footer_b))
     names = list(a) + [name for name in b if name not in a]
-    return _page("diff.html.j2", diff=result, meanings=MEANING,
+    return _page("diff.html.j2", diff=result, meanings=MEANING, other=other_verdict,
                  meta=[(name, a.get(name, "-"), b.get(name, "-")) for name in names])
 
 
 def render_compare(result) -> str:
-    return _page("compare.html.j2", cmp=result)
+    return _page("compare.html.j2", cmp=result, other=other_verdict)
 
 
 def _compact(value) -> str:

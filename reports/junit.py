@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from conformance import statuses
+from conformance.verdicts import judgement
 from reports import details, matrix
 
 FAILURE = {statuses.FAIL, statuses.UNSUPPORTED_REQUIRED, statuses.CPU_FALLBACK}
@@ -34,7 +35,7 @@ def summary_line(record: dict) -> str:
     message = (record.get("message") or "").strip()
     first = message.splitlines()[0] if message else ""
     if status == statuses.FAIL:
-        return first or f"{record.get('mismatches')} of {record.get('elements')} elements off"
+        return judgement(record) or first or f"{record.get('mismatches')} of {record.get('elements')} elements off"
     if status == statuses.UNSUPPORTED_REQUIRED:
         return (f"unsupported, but required at this feature level (from FL {record.get('feature_level')})"
                 + (f": {first}" if first else ""))
@@ -44,7 +45,8 @@ def summary_line(record: dict) -> str:
 def body(record: dict, header: dict, ids) -> str:
     lines = [record.get("message") or summary_line(record), "",
              f"case: {record['id']}", f"shape {record.get('shape')}, {record.get('dtype')}, "
-             f"parameters {record.get('params')}, tolerance {record.get('tolerance')} ULP",
+             f"parameters {record.get('params')}, tolerance {record.get('tolerance')} ULP, "
+             f"tolerance model {record.get('tolerance_model', 'ulp')}", f"judgement: {judgement(record) or '-'}",
              f"source: {record.get('source')}", f"rerun: {details.rerun_command(record, header, ids)}"]
     if record.get("repro"):
         lines.append(f"saved for repro: {record['repro']}")

@@ -5,7 +5,7 @@ import re
 from tabulate import tabulate
 
 from conformance import statuses
-from conformance.verdicts import operator_rows
+from conformance.verdicts import disagreements, judgement, operator_rows, other_verdict
 from reports import details, matrix
 
 ICON = {statuses.PASS: "✅", statuses.FAIL: "❌", statuses.UNSUPPORTED_REQUIRED: "⛔",
@@ -94,15 +94,29 @@ def report(header: dict, records: list, footer: dict | None) -> str:
         parts += [f"## Failing cases ({len(failing)})", "",
                   table([[code(r["id"]), text(matrix.label(r["status"])),
                           text(r.get("max_ulp") if r.get("max_ulp") is not None else "-"),
-                          text(f"{r.get('mismatches', 0)}/{r.get('elements', 0)}"),
-                          text(_first_line(r.get("message"))[:160])] for r in shown],
-                        ["case", "status", "max ULP", "mismatches", "message"]), ""]
+                          text(judgement(r) or _first_line(r.get("message"))[:160])] for r in shown],
+                        ["case", "status", "max ULP", "judgement (the other model where it differs)"]), ""]
         if len(failing) > len(shown):
             parts += [f"... and {len(failing) - len(shown)} more (see the HTML report or the results file).", ""]
         commands = "\n".join(details.rerun_command(r, header, ids) for r in shown)
         parts += ["<details><summary>Rerun a failing case alone</summary>", "", fenced(commands, "sh"), "",
                   "</details>", ""]
+    parts += disagreement_section(records)
     return "\n".join(parts)
+
+
+def disagreement_section(records) -> list:
+    """The cases whose two tolerance models disagree: exact to N ULP is one story, within what
+    Direct3D allows is another."""
+    differing = disagreements(records)
+    if not differing:
+        return []
+    shown = differing[:FAILING_ROWS]
+    rows = [[code(r["id"]), text(matrix.label(r["status"])), text(judgement(r))] for r in shown]
+    more = [f"... and {len(differing) - len(shown)} more.", ""] if len(differing) > len(shown) else []
+    return [f"## Where the tolerance models disagree ({len(differing)})", "",
+            "Each case is judged by both models; the status is the deciding model's.", "",
+            table(rows, ["case", "status", "judgement"]), ""] + more
 
 
 def _first_line(message) -> str:
@@ -113,7 +127,9 @@ def _status_ulp(record) -> str:
     if record is None:
         return "-"
     ulp = record.get("max_ulp")
-    return f"{matrix.label(record['status'])}" + (f" ({ulp} ULP)" if ulp is not None else "")
+    other = other_verdict(record)
+    return (f"{matrix.label(record['status'])}" + (f" ({ulp} ULP)" if ulp is not None else "")
+            + (f" [{other[0]}: {other[1]}]" if other else ""))
 
 
 def diff(result) -> str:
@@ -123,8 +139,11 @@ def diff(result) -> str:
         a, b = result.header_a.get(key), result.header_b.get(key)
         if a or b:
             runs.append([text(key), text(a or "-"), text(b or "-")])
-    parts = ["# Conformance diff", "", table(runs[1:], runs[0]), "",
-             f"**{len(result.regressions)} regression(s)**: {text(result.summary())}", ""]
+    parts = ["# Conformance diff", ""] + [f"> **Warning**: {text(note)}\n" for note in result.warnings()]
+    parts += [table(runs[1:], runs[0]), "",
+              f"**{len(result.regressions)} regression(s)**: {text(result.summary())}", ""]
+    if result.missing:
+        parts += [f"**{text(result.verdict())}**", ""]
     for kind, items in result.by_kind():
         parts += [f"## {kind.capitalize()} ({len(items)})", "", text(MEANING[kind]), "",
                   table([[code(c.id), text(_status_ulp(c.before)), text(_status_ulp(c.after))] for c in items],

@@ -2,13 +2,14 @@
 from tabulate import tabulate
 
 from conformance import statuses
-from conformance.verdicts import operator_rows
+from conformance.verdicts import judgement, operator_rows
 
 COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
            (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
            (statuses.UNSUPPORTED, "unsupported (not required)"), (statuses.NOT_REACHABLE, "not reachable"),
            (statuses.ERROR, "error"), (statuses.CRASH, "crash"), (statuses.TIMEOUT, "timeout"),
-           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL")]
+           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL"),
+           ("models_disagree", "other model differs")]
 
 
 def table(records, tablefmt="simple") -> str:
@@ -22,7 +23,7 @@ def table(records, tablefmt="simple") -> str:
 
 def failing_lines(records, limit=20) -> list:
     failing = [r for r in records if r["status"] in statuses.FAILING]
-    lines = [f"  {r['status']:<22} {r['id']}  (max {r['max_ulp']} ULP, {r['mismatches']}/{r['elements']})"
+    lines = [f"  {r['status']:<22} {r['id']}  ({judgement(r)})"
              if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:160]}"
              for r in failing[:limit]]
     if len(failing) > limit:
@@ -33,7 +34,7 @@ def failing_lines(records, limit=20) -> list:
 def text(header: dict, records, footer: dict) -> str:
     lines = [f"backend {header.get('backend')} ({header.get('provider')}, {header.get('device')}), "
              f"onnxruntime {header.get('onnxruntime', '-')}, feature level {header.get('feature_level')}, "
-             f"seed {header.get('seed')}",
+             f"seed {header.get('seed')}, tolerance model {header.get('tolerance_model', 'ulp')}",
              table(records)]
     failing = failing_lines(records)
     if failing:

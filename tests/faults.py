@@ -74,3 +74,11 @@ def die_at_clip(op, x, dtype, **params):
     if op == "ELEMENT_WISE_CLIP":
         os._exit(70)
     return oracle.evaluate(op, x, dtype, **params)
+
+
+def interrupt_at_clip(op, x, dtype, **params):
+    """Ctrl-C (SIGINT to the harness) while the device runs the first CLIP case."""
+    import signal
+    if op == "ELEMENT_WISE_CLIP":
+        signal.raise_signal(signal.SIGINT)
+    return oracle.evaluate(op, x, dtype, **params)

@@ -106,12 +106,35 @@ def test_results_already_written_survive_a_backend_that_kills_the_process(tmp_pa
     assert done.returncode == 70
     header, records, footer = read_results(results)
     assert header["backend"] == "python:faults:die_at_clip" and footer is None
-    ops = {r["op"] for r in records}  # the operators whose files come before CLIP's
-    assert len(records) > 100 and "ACTIVATION_CELU" in ops and "ELEMENT_WISE_CLIP" not in ops
     first_clip = conformance("list", "-k", "ELEMENT_WISE_CLIP").stdout.split()[0]
+    listed = conformance("list").stdout.split()
+    before_clip = listed[:listed.index(first_clip)]  # every case file that sorts before CLIP's
+    assert len(records) > 100 and [r["id"] for r in records] == before_clip[:len(records)]
+    assert len(before_clip) - len(records) < 64  # only the batch in flight is missing
     assert first_clip in header["unfinished"] and len(header["unfinished"]) <= 64
     report = conformance("report", results)
-    assert "stopped early, while the backend ran" in report.stderr and "ACTIVATION_CELU" in report.stdout
+    assert f"{results} is partial: it has no footer" in report.stderr and "ACTIVATION_CELU" in report.stdout
+    assert [line.strip() for line in report.stderr.splitlines()[1:]] == header["unfinished"]
+
+
+def test_report_names_every_case_an_interrupted_run_never_finished(tmp_path):
+    results = tmp_path / "r.jsonl"
+    done = conformance("run", "--backend", "python:faults:interrupt_at_clip", "--quiet", "-k",
+                       "float32 and not exhaustive", "--results", results)
+    assert done.returncode == 130, done.stderr  # Ctrl-C at the first CLIP case
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert lines[-1]["type"] == "footer" and lines[-1]["interrupted"] is True
+    finished = {line["id"] for line in lines if line["type"] == "case"}
+    in_flight = [line for line in lines if line["type"] == "in-flight"][-1]["ids"]
+    never = [case_id for case_id in in_flight if case_id not in finished]
+    assert never and any(case_id.startswith("ELEMENT_WISE_CLIP/") for case_id in never)
+    report = conformance("report", results, "--html", tmp_path / "r.html")
+    assert report.returncode == 0, report.stderr
+    first, *listed = report.stderr.splitlines()
+    assert first == (f"warning: {results} is partial: the run was interrupted; {len(never)} case(s) the backend "
+                     "was running never finished:")
+    assert [line.strip() for line in listed if line.startswith("  ")] == never
+    assert never[-1] in (tmp_path / "r.html").read_text()
 
 
 def test_specs_prints_every_feature_level_table_of_clip():
@@ -133,3 +156,103 @@ def test_tolerance_override_from_the_command_line(tmp_path):
                        "--tolerance", "ACTIVATION_CELU:float32=19", "--tolerance-model", "ulp",
                        "--results", tmp_path / "r.jsonl")
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("expression", ["CLIP and (float32", "(CLIP", "CLIP and", "not", "CLIP )", "()", "a b"])
+@pytest.mark.parametrize("command", ["list", "run"])
+def test_a_malformed_k_expression_is_one_line_naming_it_and_exit_2(command, expression, tmp_path):
+    extra = ["--backend", "cpu", "--results", tmp_path / "r.jsonl"] if command == "run" else []
+    done = conformance(command, "-k", expression, *extra)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: -k {expression!r}: "), done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def cli_with(patch: str, *args):
+    """The command line with a fault planted first (patch: Python run before main)."""
+    script = f"import sys\n{patch}\nfrom conformance.cli import main\nsys.exit(main({[str(a) for a in args]!r}))"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+
+@pytest.fixture
+def results_file(tmp_path):
+    from test_reports_fixtures import write_results
+    return write_results(tmp_path / "known.jsonl")
+
+
+@pytest.mark.parametrize("error", ["KeyError('status')", "ValueError('cannot convert')"])
+def test_a_harness_bug_is_its_traceback_and_exit_4_not_bad_input(error, results_file):
+    done = cli_with(f"import reports.summary\ndef text(*a): raise {error}\nreports.summary.text = text",
+                    "report", results_file)
+    assert done.returncode == 4, done.stderr
+    assert "Traceback (most recent call last)" in done.stderr and error.split("(")[0] in done.stderr
+    assert "a bug in the harness" in done.stderr.splitlines()[-1]
+
+
+def test_a_broken_module_of_the_harness_is_a_bug_not_a_missing_command(results_file):
+    done = cli_with("sys.modules['conformance.cli_reports'] = None  # its import now fails", "report", results_file)
+    assert done.returncode == 4 and "Traceback" in done.stderr and "conformance.cli_reports" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args", [["specs", "NO_SUCH_OP"], ["list", "--tolerance", "float16=x"],
+                                  ["run", "--feature-level", "9_9", "-k", "CELU"],
+                                  ["run", "--backend", "cpu-worker", "--provider-option", "max_nodes=many"],
+                                  ["run", "--backend", "cpu-worker", "--provider-option", "transport=pigeon"]])
+def test_bad_input_is_one_line_and_exit_2(args, tmp_path):
+    done = conformance(*args, "--results", tmp_path / "r.jsonl") if args[0] == "run" else conformance(*args)
+    assert done.returncode == 2 and done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+OUTPUT_OPTIONS = ["--results", "--html", "--markdown", "--junit", "--json", "--save-failures"]
+
+
+@pytest.mark.parametrize("option", OUTPUT_OPTIONS)
+def test_an_unwritable_output_stops_the_run_before_anything_starts(option, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "out"
+    results = [] if option == "--results" else ["--results", tmp_path / "r.jsonl"]
+    done = conformance("run", "--backend", "cpu", "-k", "CLIP and int8 and rank1", "--quiet", option, target, *results)
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr  # no summary: nothing ran
+    assert done.stderr == f"error: {option} {target}: cannot write there: {blocker} is not a folder\n"
+    assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_report_file_where_a_folder_is_is_refused_before_running(tmp_path):
+    done = conformance("run", "--backend", "cpu", "-k", "CLIP and int8 and rank1", "--quiet",
+                       "--results", tmp_path / "r.jsonl", "--html", tmp_path)
+    assert done.returncode == 2 and done.stderr == f"error: --html {tmp_path}: cannot write there: it is a folder\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command, option", [("report", "--html"), ("report", "--markdown"), ("report", "--junit"),
+                                             ("diff", "--html"), ("compare", "--markdown")])
+def test_report_commands_refuse_an_unwritable_output_in_one_line(command, option, results_file):
+    target = results_file / "out"
+    inputs = [results_file] if command == "report" else [results_file, results_file]
+    done = conformance(command, *inputs, option, target)
+    assert done.returncode == 2 and done.stderr == (f"error: {option} {target}: cannot write there: "
+                                                    f"{results_file} is not a folder\n"), done.stderr
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "-v"], ["specs"],
+                                  ["run", "--backend", "cpu", "-k", "CLIP and int8", "--quiet"]])
+def test_a_reader_that_goes_away_ends_the_output_quietly(args, tmp_path):
+    """`conformance list | head`: the pipe's reader is gone before the output is written."""
+    import os
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    extra = ["--results", tmp_path / "r.jsonl"] if args[0] == "run" else []
+    done = subprocess.run([sys.executable, "-m", "conformance", *args, *map(str, extra)], stdout=write_end,
+                          stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    assert done.returncode == 141 and done.stderr == "", done.stderr  # 128 + SIGPIPE, as Unix tools end
+    if args[0] == "run":
+        assert read_results(tmp_path / "r.jsonl")[2]["cases"] > 0  # the results were written in full
+
+
+def test_a_broken_pipe_that_is_not_standard_output_is_a_harness_bug():
+    done = cli_with("import conformance.cli as cli\ndef lost(args): raise BrokenPipeError(32, 'Broken pipe')\n"
+                    "cli.cmd_list = lost", "list")
+    assert done.returncode == 4 and "BrokenPipeError" in done.stderr, done.stderr

@@ -129,3 +129,51 @@ def test_compare_renders_several_backends_as_one_matrix(cpu_subset, tmp_path):
 def test_compare_needs_results_files(tmp_path):
     write_results(tmp_path / "a.jsonl")
     assert conformance("compare", tmp_path / "a.jsonl", tmp_path / "nope.jsonl").returncode == 2
+
+
+@pytest.fixture(scope="module")
+def full_and_interrupted(tmp_path_factory):
+    """The float32 cases on the oracle itself, and the same run stopped by Ctrl-C at the first CLIP."""
+    folder = tmp_path_factory.mktemp("interrupted")
+    selection = ["-k", "float32 and not exhaustive", "--quiet"]
+    full = conformance("run", "--backend", "python:oracle:evaluate", *selection, "--results", folder / "full.jsonl")
+    assert full.returncode == 0, full.stderr
+    cut = conformance("run", "--backend", "python:faults:interrupt_at_clip", *selection,
+                      "--results", folder / "interrupted.jsonl")
+    assert cut.returncode == 130, cut.stderr
+    return folder / "full.jsonl", folder / "interrupted.jsonl"
+
+
+def test_cases_missing_from_an_interrupted_run_fail_the_diff_which_says_so_first(full_and_interrupted, tmp_path):
+    full, cut = full_and_interrupted
+    missing = len(read_results(full)[1]) - len(read_results(cut)[1])
+    assert missing > 100
+    done = conformance("diff", full, cut, "--markdown", tmp_path / "d.md", "--html", tmp_path / "d.html")
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.splitlines()[0] == f"WARNING: B ({cut}) is partial: the run was interrupted"
+    assert f"0 regression(s), {missing} case(s) missing in B: the comparison fails" in done.stdout
+    text = (tmp_path / "d.md").read_text()
+    assert text.index("is partial: the run was interrupted") < text.index("| backend")
+    page = (tmp_path / "d.html").read_text()
+    assert page.index("is partial: the run was interrupted") < page.index('id="verdict"')
+    assert 'class="verdict bad" id="verdict"' in page
+
+
+def test_allow_missing_accepts_a_smaller_b_but_still_says_it_is_partial(full_and_interrupted):
+    full, cut = full_and_interrupted
+    done = conformance("diff", full, cut, "--allow-missing")
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.startswith(f"WARNING: B ({cut}) is partial") and "missing in B (allowed)" in done.stdout
+    planted = plant(cut, cut.parent / "regressed.jsonl", read_results(cut)[1][0]["id"], status="fail")
+    assert conformance("diff", full, planted, "--allow-missing").returncode == 1  # a regression still fails
+
+
+def test_a_run_without_footer_is_named_partial_at_the_top(tmp_path):
+    whole = write_results(tmp_path / "a.jsonl")
+    lines = whole.read_text().splitlines(keepends=True)
+    crashed = tmp_path / "b.jsonl"
+    crashed.write_text("".join(lines[:-1]))  # the footer never written: the process died
+    done = conformance("diff", crashed, whole)
+    assert done.returncode == 0, done.stdout  # nothing is missing from B
+    assert done.stdout.splitlines()[0] == f"WARNING: A ({crashed}) is partial: it has no footer: the run stopped " \
+                                          "early (a crash or a kill)"

@@ -242,3 +242,14 @@ def test_the_plugin_is_registered_through_the_entry_point():
     from importlib.metadata import entry_points
     assert [e.value for e in entry_points(group="pytest11") if e.name == "conformance"] == [
         "conformance.pytest_plugin"]
+
+
+@pytest.mark.parametrize("option", ["--conformance-results", "--conformance-html", "--conformance-markdown",
+                                    "--conformance-junit", "--conformance-save-failures"])
+def test_an_unwritable_output_is_a_usage_error_before_any_case_runs(pytester, cases_dir, option):
+    blocker = pytester.path / "a-file"
+    blocker.write_text("")
+    result = pytester.runpytest("cases", "--conformance-backend", "cpu", option, blocker / "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"{option} {blocker / 'out'}: cannot write there: {blocker} is not a folder" in result.stderr.str()
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()

@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from needs import missing
 
 import oracle
 from conformance.expected import interval_judge
@@ -17,7 +18,12 @@ from conformance.case import Case
 from conformance.compare import compare
 from conformance.ulp import is_subnormal
 
-pytestmark = pytest.mark.skipif(not fast_kernels.AVAILABLE, reason="numba is not installed")
+
+
+@pytest.fixture(autouse=True)
+def numba():
+    if not fast_kernels.AVAILABLE:
+        missing("numba is not installed (a dependency: scripts/setup.sh installs it)")
 
 OPERATORS = [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ACTIVATION_CELU", {"Alpha": 0.5}),
              ("ACTIVATION_CELU", {"Alpha": 2.5}),  # not a power of two: the division itself

@@ -8,6 +8,7 @@ field of every record must match except the timing and which case carries the
 placement proof (the shared graph proves it for a different first case).
 """
 import pytest
+from needs import missing
 
 from conformance import fast, fast_kernels, runner, statuses
 from conformance.backends import create
@@ -51,7 +52,7 @@ def kernel_mode(request, monkeypatch):
         monkeypatch.setattr(fast_kernels, "load", lambda: pytest.fail("numba is not installed"))
     elif request.param == "compiled":
         if not fast_kernels.AVAILABLE:
-            pytest.skip("numba is not installed")
+            missing("numba is not installed (a dependency: scripts/setup.sh installs it)")
         monkeypatch.setattr(fast, "KERNEL_CASE_MIN", 0)
         fast_kernels.load()
     else:

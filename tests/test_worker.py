@@ -15,12 +15,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import missing
 
 from conformance import backends, runner, statuses
 from conformance.backends import base
 from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker
 from conformance.backends.ort import multi_node_model
 from conformance.caseload import load_paths
+from conformance.errors import BadInput
 from conformance.results import ResultsWriter
 from conformance.selection import select
 from conformance.worker import devinfo, onnxmini, protocol
@@ -133,9 +135,36 @@ def test_hand_encoded_selfcheck_model_is_the_model_onnx_would_write():
 
 def test_selfcheck_catches_wrong_numbers_and_passes_right_ones():
     engine = Engine()
-    result = selfcheck(engine, "CPUExecutionProvider", {})
+    try:
+        result = selfcheck(engine, "CPUExecutionProvider", {})
+    finally:
+        engine.close()
     assert result["ok"], result
     assert result["y1"] == [2.25, 9.0, 0.25, 4.0, 0.0]
+
+
+def test_a_workers_profiles_are_kept_beside_its_log_so_a_killed_worker_leaves_none_elsewhere():
+    backend = backends.create("cpu-worker")
+    try:
+        inside = [p.name for p in backend.logdir.iterdir() if p.is_dir()]
+    finally:
+        backend.close()
+    assert len(inside) == 1 and inside[0].startswith("dmlc-worker-profile-")
+    assert not backend.logdir.exists()
+
+
+@pytest.mark.parametrize("transport", ["subprocess", "inprocess"])
+def test_a_cpu_worker_run_leaves_no_profile_or_log_folder(transport, tmp_path):
+    import subprocess
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "cpu-worker", "--provider-option",
+                           f"transport={transport}", "-k", "CELU and float32 and rank1", "--quiet",
+                           "--results", tmp_path / "r.jsonl"], capture_output=True, text=True,
+                          env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")))
+    assert done.returncode == 1, done.stderr  # the CPU provider's CELU is not DirectML's
+    assert "sessions created" in done.stdout
+    left = [p.name for p in (tmp_path / "tmp").iterdir()]
+    assert [name for name in left if name != ".ses"] == []  # .ses: `import onnxruntime` writes it
 
 
 def test_file_version_reads_a_version_resource(tmp_path):
@@ -226,7 +255,7 @@ def test_placement_on_another_provider_is_cpu_fallback():
     the CPU provider, and the profile says so."""
     import onnxruntime
     if "AzureExecutionProvider" not in onnxruntime.get_available_providers():
-        pytest.skip("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
+        missing("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
     from conformance.backends.dml_wine import NativeLauncher, _socket_factory
     settings, options = _settings({})
     backend = WorkerBackend("azure-worker", "AzureExecutionProvider", options, {},
@@ -378,5 +407,7 @@ def test_options_split_between_harness_and_provider():
     assert settings["graph_fusion"] is False and settings["max_nodes"] == 5
     assert options == {"device_id": "1", "disable_metacommands": "true"}
     assert _settings({"disable_graph_fusion": "1"})[0]["graph_fusion"] is False
-    with pytest.raises(ValueError):
+    with pytest.raises(BadInput, match="graph_fusion"):
         _settings({"graph_fusion": "sometimes"})
+    with pytest.raises(BadInput, match="max_nodes=five"):
+        _settings({"max_nodes": "five"})

@@ -3,6 +3,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from conformance.errors import BadInput
+
 # Outcome statuses a backend may return.
 OK = "ok"
 UNSUPPORTED = "unsupported"
@@ -23,6 +25,15 @@ class Outcome:
     output: np.ndarray | None = None
     message: str = ""
     placement: dict = field(default_factory=dict)  # node name -> provider that ran it
+
+
+def number_option(key: str, value, kind=float):
+    """A --provider-option's value as a number, or BadInput naming the option."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        expected = "an integer" if kind is int else "a number"
+        raise BadInput(f"--provider-option {key}={value}: expected {expected}") from None
 
 
 class Backend:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
-                                       BackendUnavailable, Outcome)
+                                       BackendUnavailable, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,9 +93,11 @@ class DmlDirectBackend(Backend):
                                      f"known: {', '.join(OPTIONS)}")
         self.options = {"device_id": options.get("device_id", "0"),
                         "min_feature_level": options.get("min_feature_level", "1_0"),
-                        "dll": options.get("dll"), "timeout": float(options.get("timeout", DEFAULT_TIMEOUT)),
+                        "dll": options.get("dll"),
+                        "timeout": number_option("timeout", options.get("timeout", DEFAULT_TIMEOUT)),
                         "debug_layer": options.get("debug_layer") in ("1", "true", True),
-                        "heap_descriptors": int(options.get("heap_descriptors", 4096))}
+                        "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096),
+                                                          int)}
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
         self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
@@ -114,6 +116,7 @@ class DmlDirectBackend(Backend):
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
                                              env={"LC_ALL": "C.UTF-8"}, args=self._worker_args(),
                                              display=os.environ.get("DML_DIRECT_DISPLAY"))
+                self.launcher.guard.adopt(self.workdir)
             self._start_retrying()
         except BaseException:
             self.close()  # no Xvfb, prefix clone, process or folder outlives a backend that never started

@@ -50,11 +50,13 @@ from pathlib import Path
 
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
-                                       BackendUnavailable, Outcome)
+                                       BackendUnavailable, Outcome, number_option)
 from conformance.backends.ort import OrtBackend, _classify, multi_node_model
+from conformance.onnx_models import as_directml
 # The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
 # named here for the callers that ask this module.
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
+from conformance.errors import BadInput
 from conformance.worker import protocol
 
 DML = "DmlExecutionProvider"
@@ -282,7 +284,7 @@ class InProcessChannel:
         pass
 
     def close(self, wait=0):
-        pass
+        self.engine.close()
 
 
 # ---- graphs ------------------------------------------------------------------------------------------
@@ -654,6 +656,7 @@ class WorkerBackend(Backend):
         raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
 
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
+        output = as_directml(output)
         name = graph.node_name(index)
         placement = graph.placement or {}
         foreign = {n: p for n, p in placement.items() if p != self.provider}
@@ -730,22 +733,23 @@ def _settings(options: dict) -> tuple:
     fusion = str(options.pop("graph_fusion", "on")).lower()
     disable = str(options.pop("disable_graph_fusion", "0")).lower()
     if fusion not in ("on", "off", "1", "0", "true", "false") or disable not in ("0", "1", "true", "false"):
-        raise ValueError("graph_fusion takes on or off; disable_graph_fusion takes 0 or 1")
+        raise BadInput("--provider-option graph_fusion takes on or off; disable_graph_fusion takes 0 or 1")
     settings = {
         "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
         "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
-        "max_nodes": int(options.pop("max_nodes", 64)),
-        "timeout": float(options.pop("timeout", 120)),
-        "session_timeout": float(options.pop("session_timeout", 120)),
-        "startup_timeout": float(options.pop("startup_timeout", 180)),
+        "max_nodes": number_option("max_nodes", options.pop("max_nodes", 64), int),
+        "timeout": number_option("timeout", options.pop("timeout", 120), float),
+        "session_timeout": number_option("session_timeout", options.pop("session_timeout", 120), float),
+        "startup_timeout": number_option("startup_timeout", options.pop("startup_timeout", 180), float),
         "transport": options.pop("transport", "subprocess"),
         "winedebug": options.pop("winedebug", "-all"),
         "test_hooks": str(options.pop("test_hooks", "0")).lower() in ("1", "true", "on"),
-        "memory_budget_mb": int(options.pop("memory_budget_mb")) if "memory_budget_mb" in options else None,
-        "session_memory_mb": int(options.pop("session_memory_mb", 0)),
+        "memory_budget_mb": (number_option("memory_budget_mb", options.pop("memory_budget_mb"), int)
+                             if "memory_budget_mb" in options else None),
+        "session_memory_mb": number_option("session_memory_mb", options.pop("session_memory_mb", 0), int),
     }
     if settings["max_nodes"] < 1:
-        raise ValueError("max_nodes must be at least 1")
+        raise BadInput("--provider-option max_nodes must be at least 1")
     settings["config"] = {key: options.pop(key) for key in list(options) if key.startswith(("session.", "ep."))}
     return settings, options
 
@@ -775,11 +779,13 @@ def dml_wine(name, options):
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
-        return WorkerBackend(name, DML, provider_options, _dml_config(settings), _socket_factory(launcher, settings),
-                             settings, launcher.describe())
+        backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
+                                _socket_factory(launcher, settings), settings, launcher.describe())
     except BaseException:
         launcher.close()
         raise
+    launcher.guard.adopt(backend.logdir)
+    return backend
 
 
 def _dml_wine_available():
@@ -806,7 +812,7 @@ def _native(name, provider, options, config_for):
         factory = _socket_factory(launcher, settings)
         describe = launcher.describe()
     else:
-        raise ValueError(f"transport {settings['transport']!r}: expected subprocess or inprocess")
+        raise BadInput(f"--provider-option transport={settings['transport']}: expected subprocess or inprocess")
     return WorkerBackend(name, provider, provider_options, config_for(settings), factory, settings, describe)
 
 

@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 from conformance.backends.base import BackendUnavailable
+from conformance.errors import BadInput
 
 PROVIDER = "WebGpuExecutionProvider"
 PACKAGE = "onnxruntime-webgpu"
@@ -175,7 +176,8 @@ def _settings(options: dict) -> tuple:
     icd = options.pop("vk_icd", None)
     settings, provider_options = dml_wine._settings(options)
     if settings["transport"] != "subprocess":
-        raise ValueError("webgpu runs its provider in a worker subprocess only (transport=subprocess)")
+        raise BadInput("--provider-option transport: webgpu runs its provider in a worker subprocess only "
+                       "(transport=subprocess)")
     settings["vk_icd"] = icd
     return settings, provider_options
 

@@ -7,6 +7,8 @@ conformance/worker; dml-direct: DirectML driven directly, conformance/dmldirect/
 - WineLauncher: starts a worker script in the lane's Windows Python under Wine, in a
   pseudo-terminal, with an Xvfb and a private clone of the prefix; each backend names its script.
 - Process: a started worker (its Popen, its logs, all its pids), killed by its ids only.
+- Guard: a small process that outlives the harness only to end the Wine side and remove the
+  prefix clone and folders should the harness die without closing (SIGKILL included).
 """
 import json
 import os
@@ -16,6 +18,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -202,6 +205,7 @@ class WineLauncher(Launcher):
         self.workdir = Path(tempfile.mkdtemp(prefix=self.workdir_prefix))
         self.script = self.install(self.workdir)
         self.prefix = clone_prefix(lane)
+        self.guard = Guard(self.prefix, [self.workdir])
         # A persistent wineserver for the clone: Wine's desktop process and services outlive a
         # worker that dies, so a restart is not a cold start of the prefix.
         self._wineserver(["-p"])
@@ -286,6 +290,56 @@ class WineLauncher(Launcher):
             except subprocess.TimeoutExpired:
                 self.xvfb.kill()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        self.guard.close()
+
+
+class Guard:
+    """A dead man's switch for a prefix clone: a process of its own session that holds the read
+    end of a pipe whose write end only the harness has. The harness ends it with close() once it
+    has cleaned up; if the harness dies first (SIGKILL included), the kernel closes the write end,
+    and the guard ends every Wine process of the prefix (`wineserver -k`; Xvfb and the worker's
+    pty die with their parent), removes the clone and the folders it was given, and exits."""
+
+    def __init__(self, prefix: Path, folders=()):
+        read_end, self._write_end = os.pipe()  # not inherited by anything else the harness starts
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        self.popen = subprocess.Popen([sys.executable, "-m", "conformance.backends.wine_lane", "--guard",
+                                       str(read_end), str(prefix), *map(str, folders)], pass_fds=(read_end,),
+                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      start_new_session=True)
+        os.close(read_end)
+
+    def adopt(self, folder):
+        """Remove folder too should the harness die."""
+        os.write(self._write_end, f"{folder}\n".encode())
+
+    def close(self):
+        """The harness cleaned up itself: the guard leaves everything as it is and exits."""
+        if self._write_end is None:
+            return
+        try:
+            os.write(self._write_end, b"\0")
+        except OSError:  # the guard is gone already
+            pass
+        os.close(self._write_end)
+        self._write_end = None
+        try:
+            self.popen.wait(10)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+
+
+def _guard(read_end: int, prefix: str, folders: list):
+    """The guard process: waits for the harness to close the pipe (see Guard)."""
+    received = b""
+    while chunk := os.read(read_end, 4096):
+        received += chunk
+    if received.endswith(b"\0"):
+        return  # closed by the harness, which cleaned up itself
+    end_prefix(Path(prefix))
+    for folder in folders + received.decode(errors="replace").splitlines():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def clone_prefix(lane: Lane) -> Path:
@@ -373,3 +427,7 @@ def tail(path, chars=TAIL_CHARS) -> str:
     if start >= 0 and len(text) - start <= 3 * chars:
         return text[start:]
     return text[-chars:]
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--guard"]:
+    _guard(int(sys.argv[2]), sys.argv[3], sys.argv[4:])

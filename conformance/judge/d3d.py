@@ -138,3 +138,39 @@ def worked_examples(op: str, dtype: str, params: dict, inputs) -> list:
     lo, hi, num, may_nan = judge.bounds(x, expected)
     return [(x[i], expected[i], lo[i] if num[i] else None, hi[i] if num[i] else None, bool(may_nan[i]))
             for i in range(x.size)]
+
+
+def explain(spec, dtype: str = "float32") -> list:
+    """Lines for `conformance specs OP`: the formula in primitives, the accuracy of the primitives
+    it uses, and worked intervals at the page's default parameters."""
+    from conformance.specs.primitives import primitives_used
+    defaults = {p.name: p.default for p in spec.parameters}
+    if spec.d3d is None:
+        return ["  d3d: exact (zero-width intervals: the device must give the exactly rounded value)"]
+    formula = spec.d3d(_float32_params({k: v for k, v in defaults.items() if k != "ScaleBias"}))
+    used = primitives_used(formula)
+    lines = [f"  d3d formula in primitives (defaults {defaults}): {formula}"]
+    lines.append("  accuracy of each primitive (Direct3D 11.3 functional spec, sections 3.1 and 22.10):")
+    lines += [f"    {names}: {accuracy}" for names, accuracy in intervals.ACCURACY]
+    for name in sorted(used - {op for names, _ in intervals.ACCURACY for op in names.replace(",", " ").split()}):
+        declared = _declared(formula, name)
+        if declared is not None:
+            lines.append(f"    {name}: declared, {declared.ulp} ULP / {declared.abs_error} abs / "
+                         f"{declared.rel_error} rel ({declared.source})")
+    inputs = [-1e-45, -1e-3, -1.0, 0.0, 0.5, 2.0, 10.0]
+    if dtype in spec.dtypes:
+        lines.append(f"  worked intervals ({dtype}):")
+        for x, e, lo, hi, may_nan in worked_examples(spec.name, dtype, defaults, inputs):
+            where = "NaN only" if lo is None else f"[{float(lo)!r}, {float(hi)!r}]" + (" or NaN" if may_nan else "")
+            lines.append(f"    x = {float(x)!r}: exact {float(e)!r}, accepted {where}")
+    return lines
+
+
+def _declared(node, name):
+    if node.op == "declared" and node.info.name == name:
+        return node.info
+    for arg in node.args:
+        found = _declared(arg, name) if hasattr(arg, "op") else None
+        if found is not None:
+            return found
+    return None

@@ -59,7 +59,17 @@ ACCURACY = (
     ("float16 denormals", "preserved"),
     ("float to half on store", "round toward zero (Direct3D data conversion rules) or to nearest even"),
 )
-_DOUBLE_SLACK = 2.0 ** -50  # numpy's float64 exp2/log2/sqrt are within a few float64 ULP
+_DOUBLE_SLACK = 2.0 ** -50  # float64 exp2/log2/rcp/sqrt are within a few float64 ULP of exact
+
+
+def _power_of_two(v):
+    mantissa, _ = np.frexp(v)
+    return np.abs(mantissa) == 0.5
+
+
+def _slack(exact):
+    """No slack where float64 computed the primitive exactly: the bounds stay tight there."""
+    return np.where(exact, 0.0, _DOUBLE_SLACK)
 
 
 class Values:
@@ -125,6 +135,15 @@ def _sum_down_up(a, b):
     return down, up
 
 
+def _near_one(v, factor, side):
+    """factor * 2**v for small v, rounded toward side (-1: down, +1: up) in float64."""
+    with np.errstate(all="ignore"):
+        d = np.expm1(v * np.log(2.0))
+        d = d + side * np.abs(d) * _DOUBLE_SLACK  # expm1 and the product are within a few ULP
+        down, up = _sum_down_up(np.full_like(d, factor), d * factor)
+    return down if side < 0 else up
+
+
 class Evaluator:
     """Evaluates a formula over the exact inputs x, computing in one Format."""
 
@@ -150,10 +169,11 @@ class Evaluator:
             lo, hi = floor_to(lo, dtype), ceil_to(hi, dtype)
         return self._flush(Values(lo, hi, num, nan))
 
-    def _relative(self, lo, hi, error):
-        """Widen [lo, hi] by a relative error (sign-aware)."""
-        grow, shrink = 1.0 + error, 1.0 - error
-        return np.where(lo < 0, lo * grow, lo * shrink), np.where(hi < 0, hi * shrink, hi * grow)
+    def _relative(self, lo, hi, error, error_hi=None):
+        """Widen [lo, hi] by a relative error (sign-aware; error_hi: the upper end's, if other)."""
+        error_hi = error if error_hi is None else error_hi
+        lo = np.where(lo < 0, lo * (1.0 + error), lo * (1.0 - error))
+        return lo, np.where(hi < 0, hi * (1.0 - error_hi), hi * (1.0 + error_hi))
 
     # -- evaluation -----------------------------------------------------------------------------
     def evaluate(self, node, x: Values) -> Values:
@@ -178,7 +198,10 @@ class Evaluator:
         value = node.value
         if math.isfinite(value):
             value = float(nearest_to(np.float64(value), self.fmt.dtype))
-        return Values.points(np.full(shape, value))
+        if node.info is None:
+            return Values.points(np.full(shape, value))
+        ends = sorted((value, node.info))  # a rounded mathematical constant: either value
+        return Values(np.full(shape, ends[0]), np.full(shape, ends[1]), np.ones(shape, bool), np.zeros(shape, bool))
 
     def _add(self, a, b):
         lo, _ = _sum_down_up(a.lo, b.lo)
@@ -253,7 +276,8 @@ class Evaluator:
             one_side = point | positive | negative
             lo = np.where(one_side, np.reciprocal(a.hi), -INF)
             hi = np.where(one_side, np.reciprocal(a.lo), INF)
-        lo, hi = self._relative(lo, hi, self.fmt.transcendental + _DOUBLE_SLACK)
+        error = self.fmt.transcendental
+        lo, hi = self._relative(lo, hi, error + _slack(_power_of_two(a.hi)), error + _slack(_power_of_two(a.lo)))
         return self._enclose(lo, hi, a.num, a.nan)
 
     def _rsqrt(self, a):
@@ -266,7 +290,8 @@ class Evaluator:
             only_negative_zero = negative_zero & (high == 0) & np.signbit(high)
             lo = np.where(negative_zero, -INF, lo)
             hi = np.where(only_negative_zero, -INF, np.where(negative_zero, INF, hi))
-        lo, hi = self._relative(lo, hi, self.fmt.transcendental + _DOUBLE_SLACK)
+        error = self.fmt.transcendental
+        lo, hi = self._relative(lo, hi, error + _DOUBLE_SLACK)
         return self._enclose(lo, hi, num, nan)
 
     def _sqrt(self, a):
@@ -275,7 +300,8 @@ class Evaluator:
             num = a.num & (a.hi >= 0)
             lo = np.sqrt(np.where(a.lo < 0, -0.0, a.lo))  # sqrt(-0) = -0
             hi = np.sqrt(np.where(a.hi < 0, -0.0, a.hi))
-        lo, hi = self._relative(lo, hi, _DOUBLE_SLACK)
+        lo, hi = self._relative(lo, hi, _slack(lo * lo == np.where(a.lo < 0, 0.0, a.lo)),
+                                _slack(hi * hi == np.where(a.hi < 0, 0.0, a.hi)))
         v = self._enclose(lo, hi, num, nan)
         dtype = self.fmt.dtype
         for _ in range(self.fmt.sqrt_ulp):
@@ -283,10 +309,15 @@ class Evaluator:
         return v
 
     def _exp2(self, a):
-        error = self.fmt.transcendental + _DOUBLE_SLACK
-        with np.errstate(over="ignore"):
-            lo = np.where(a.lo == 0, 1.0, np.exp2(a.lo) * (1.0 - error))
-            hi = np.where(a.hi == 0, 1.0, np.exp2(a.hi) * (1.0 + error))
+        error = self.fmt.transcendental
+        with np.errstate(over="ignore", invalid="ignore"):
+            lo = np.where(a.lo == 0, 1.0, np.exp2(a.lo) * (1.0 - error - _slack(a.lo == np.floor(a.lo))))
+            hi = np.where(a.hi == 0, 1.0, np.exp2(a.hi) * (1.0 + error + _slack(a.hi == np.floor(a.hi))))
+            # Near 0, exp2 rounds to 1 in float64: (1 + expm1) with a directed sum keeps the side of 1.
+            near = np.abs(a.lo) < 2.0 ** -10
+            lo = np.where(near & (a.lo != 0), _near_one(a.lo, 1.0 - error, -1), lo)
+            near = np.abs(a.hi) < 2.0 ** -10
+            hi = np.where(near & (a.hi != 0), _near_one(a.hi, 1.0 + error, +1), hi)
         return self._enclose(lo, hi, a.num, a.nan)
 
     def _log2(self, a):
@@ -301,7 +332,7 @@ class Evaluator:
     @staticmethod
     def _log2_end(v, error, side):
         exact = np.log2(v)
-        slack = np.abs(exact) * _DOUBLE_SLACK
+        slack = np.abs(exact) * _slack(_power_of_two(v))
         near_one = (v >= 0.5) & (v <= 2.0)
         spread = np.where(near_one, error, np.abs(exact) * error) + slack
         return np.where(np.isfinite(exact), exact + side * spread, exact)
@@ -350,10 +381,16 @@ class Evaluator:
             f_lo = np.where(np.isnan(f_lo), -INF, f_lo)
             f_hi = np.where(np.isnan(f_hi), INF, f_hi)
             spacing_lo, spacing_hi = self._spacing(f_lo), self._spacing(f_hi)
-            lo = f_lo - info.ulp * spacing_lo - info.abs_error - np.abs(f_lo) * (info.rel_error + _DOUBLE_SLACK)
-            hi = f_hi + info.ulp * spacing_hi + info.abs_error + np.abs(f_hi) * (info.rel_error + _DOUBLE_SLACK)
+            ulp, absolute, relative = (self._in_format(e) for e in (info.ulp, info.abs_error, info.rel_error))
+            lo = f_lo - ulp * spacing_lo - absolute - np.abs(f_lo) * (relative + _DOUBLE_SLACK)
+            hi = f_hi + ulp * spacing_hi + absolute + np.abs(f_hi) * (relative + _DOUBLE_SLACK)
             lo, hi = np.maximum(lo, info.bounds[0]), np.minimum(hi, info.bounds[1])
         return self._enclose(lo, hi, num, nan)
+
+    def _in_format(self, accuracy) -> float:
+        """A declared accuracy: one number, or {format name: number} (a table that grants float32
+        and float16 different figures)."""
+        return accuracy[self.fmt.name] if isinstance(accuracy, dict) else accuracy
 
     def _spacing(self, values):
         """One ULP of the computing format at each value."""
@@ -386,7 +423,8 @@ def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None) 
     """The acceptance set of each element of x (exact inputs of the tensor type dtype), in
     values of dtype; formats: those the computation may use (default COMPUTED_IN[dtype])."""
     target = np.dtype(dtype)
-    points = Values.points(np.asarray(x).astype(np.float64))
+    with np.errstate(invalid="ignore"):
+        points = Values.points(np.asarray(x).astype(np.float64))
     result = None
     for fmt in formats or COMPUTED_IN[target.name]:
         v = Evaluator(fmt, nan_rule).evaluate(formula, points)

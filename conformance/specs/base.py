@@ -36,6 +36,12 @@ class OnnxNode:
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
     domain: str = ""  # "" for ONNX itself, e.g. "com.microsoft" for ONNX Runtime's contrib operators
+    output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+
+
+def same_type(dtype: str) -> str:
+    """The output data type of an operator whose output has its input's data type."""
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class OperatorSpec:
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     elementwise: bool = True  # each output element depends on its input element alone
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
     # params -> the feature level from which the pages allow these field values (None: any level)
     parameter_level: Callable | None = None
 
@@ -96,6 +104,7 @@ class OperatorSpec:
 
 
 FLOATS = ("float32", "float16")
+SAME_TYPE_AND_SHAPE = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
 INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
 INTEGERS_64 = ("int64", "uint64")
 ONE_TO_EIGHT = tuple(range(1, 9))
@@ -118,7 +127,51 @@ def around(value, dtype: str) -> list:
     return [v for v in (int(value) - 1, int(value), int(value) + 1) if info.min <= v <= info.max]
 
 
+def float_tables(first_level: str) -> tuple:
+    """The tables of a float-only element-wise page: 1 to 8 dimensions from 3_0, 4 from first_level."""
+    return (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable(first_level, (4,), FLOATS))
+
+
 def scale_bias_not_reachable(params: dict):
     if params.get("ScaleBias") is not None:
         raise NotReachable("ScaleBias: ONNX Runtime never fills DML_SCALE_BIAS "
                            "(a Mul+Add graph tests other operators)")
+
+
+def one_node(op_type: str, opset: int, output_type: str | None = None) -> Callable:
+    """to_onnx of an operator that ONNX has as one node without attributes (ScaleBias not reachable)."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        scale_bias_not_reachable(params)
+        return OnnxNode(op_type, opset, output_type=output_type)
+    return to_onnx
+
+
+def no_onnx(reason: str) -> Callable:
+    """to_onnx of an operator that no ONNX node reaches: every case is not reachable, for reason."""
+    def to_onnx(dtype: str, params: dict) -> OnnxNode:
+        raise NotReachable(reason)
+    return to_onnx
+
+
+def page(struct: str) -> str:
+    """The public address of a DirectML operator description's page."""
+    return f"https://learn.microsoft.com/windows/win32/api/directml/ns-directml-{struct.lower()}"
+
+
+def neighbours(values, dtype: str) -> list:
+    """Each value in the tensor type, with the values one step below and above it."""
+    result = []
+    with np.errstate(over="ignore"):
+        for value in values:
+            cast = np.array(value, dtype=np.float64).astype(dtype)
+            result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
+                       np.nextafter(cast, cast.dtype.type(np.inf))]
+    return [float(v) for v in result]
+
+
+def integral_edges(dtype: str) -> list:
+    """Where rounding to an integer turns: halves and quarters of both signs (the sign of a zero
+    result included), and the last non-integers below 2^(mantissa bits)."""
+    whole = 2.0 ** np.finfo(dtype).nmant
+    fractions = [0.25, 0.5, 0.75, 1.5, 2.5]
+    return fractions + [-v for v in fractions] + neighbours([whole, -whole], dtype)

@@ -27,6 +27,7 @@ import io
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -49,13 +50,19 @@ class Session:
 
 
 class Engine:
-    def __init__(self, test_hooks=None):
+    def __init__(self, test_hooks=None, profile_root=None):
+        """profile_root: where the sessions' profile folder goes (default: the temporary folder)."""
         import onnxruntime
         self.ort = onnxruntime
         self.sessions = {}
         self.sessions_created = 0
         self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
-        self.profile_dir = tempfile.mkdtemp(prefix="dmlc-worker-profile-")
+        self.profile_dir = tempfile.mkdtemp(prefix="dmlc-worker-profile-", dir=profile_root)
+
+    def close(self):
+        """Ends the sessions and removes the profile folder."""
+        self.sessions.clear()
+        shutil.rmtree(self.profile_dir, ignore_errors=True)
 
     # -- requests -------------------------------------------------------------------------------
     def handle(self, header: dict, buffers: list):

@@ -12,6 +12,7 @@ the worker dies).
 import argparse
 import faulthandler
 import json
+import os
 import socket
 import sys
 import time
@@ -36,7 +37,9 @@ def main(argv=None) -> int:
 
     def make_engine():
         from .engine import Engine
-        engine = Engine()
+        # Beside the log: should this worker be killed before it closes the engine, its profiles
+        # go with the log folder, which the harness removes (or keeps, saying where).
+        engine = Engine(profile_root=os.path.dirname(os.path.abspath(args.log)) if args.log else None)
         return engine, engine.hello(probe_device=not args.no_device_probe)
 
     return connect_and_serve(args, make_engine, log, ready=lambda hello: (
@@ -71,7 +74,11 @@ def connect_and_serve(args, make_engine, log, kind=None, ready=None) -> int:
     protocol.send(sock, dict(hello, ok=True, token=args.token))
     if ready is not None:
         print(ready(hello), file=log, flush=True)
-    return serve(sock, engine, log)
+    try:
+        return serve(sock, engine, log)
+    finally:
+        if hasattr(engine, "close"):  # the ONNX Runtime engine's profile folder
+            engine.close()
 
 
 def serve(sock, engine, log) -> int:
@@ -101,7 +108,7 @@ def serve(sock, engine, log) -> int:
 
 def _self_check(args, log) -> int:
     from .engine import Engine, selfcheck
-    result = {"ok": False}
+    result, engine = {"ok": False}, None
     try:
         engine = Engine()
         result["hello"] = engine.hello()
@@ -110,6 +117,9 @@ def _self_check(args, log) -> int:
     except BaseException as error:
         result["problem"] = f"{type(error).__name__}: {error}"
         result["traceback"] = traceback.format_exc()
+    finally:
+        if engine is not None:
+            engine.close()
     with open(args.self_check, "w", encoding="utf-8") as handle:
         json.dump(result, handle, indent=1, default=str)
     print(json.dumps(result, default=str), file=log, flush=True)

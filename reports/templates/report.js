@@ -18,7 +18,7 @@
                (!dtype || el.dataset.dtype === dtype) &&
                (!text || el.dataset.case.toLowerCase().indexOf(text) >= 0);
       el.hidden = !ok;
-      if (el.tagName === "TR") { total += 1; if (ok) { shown += 1; } }
+      if (el.tagName === "TR" && el.closest("table.cases")) { total += 1; if (ok) { shown += 1; } }
     });
     document.querySelectorAll("[data-op-row]").forEach(function (el) {
       el.hidden = Boolean(op) && el.dataset.opRow !== op;

@@ -2,8 +2,9 @@
 # CI hook: provision the dml-wine lane (the real DirectML.dll under Wine 8 + lavapipe) so that
 # tests/test_dml_wine.py runs the DirectML smoke suite through it.
 #
-# A failed provisioning does not stop the other hooks or tests: with CI set, the lane's tests then
-# FAIL (never skip) and show the tail of this hook's log (<lane home>/ci-setup.log).
+# A failed provisioning fails CI: this hook exits with the setup's status (.ci/run stops on it),
+# after writing the whole setup output to <lane home>/ci-setup.log. Should the lane's tests run
+# anyway, with CI set they FAIL (never skip) and show that log's tail.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if [ -n "${DML_WINE_HOME:-}" ]; then home=$DML_WINE_HOME
@@ -18,7 +19,7 @@ seconds=$(( $(date +%s) - start ))
 if [ "$status" -eq 0 ]; then
     echo "50-dml-wine: the dml-wine lane is ready (provisioning took ${seconds} s)" | tee -a "$log"
 else
-    echo "50-dml-wine: PROVISIONING FAILED (exit $status, ${seconds} s); tests/test_dml_wine.py will fail" \
-         "and show $log" | tee -a "$log" >&2
+    echo "50-dml-wine: PROVISIONING FAILED (exit $status, ${seconds} s); the setup's output is in $log" \
+        | tee -a "$log" >&2
 fi
-exit 0
+exit "$status"

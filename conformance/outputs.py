@@ -1,0 +1,48 @@
+"""Output paths are checked before anything starts: a run that could not write its results or
+reports stops at once (BadInput naming the path) instead of failing at the end, or with a
+backend already started."""
+import os
+import tempfile
+from pathlib import Path
+
+from conformance.errors import BadInput
+
+
+def check_writable(files=(), folders=()):
+    """files, folders: (option, path) pairs; a path of None is skipped. Creates nothing."""
+    for option, path, is_folder in [(o, p, False) for o, p in files] + [(o, p, True) for o, p in folders]:
+        if path is None:
+            continue
+        try:
+            problem = _problem(Path(path), is_folder)
+        except OSError as error:  # e.g. a folder on the way that may not be searched
+            problem = error.strerror
+        if problem:
+            raise BadInput(f"{option} {path}: cannot write there: {problem}")
+
+
+def _problem(path: Path, is_folder: bool) -> str | None:
+    if path.exists():
+        if path.is_dir() != is_folder:
+            return "it is a folder" if path.is_dir() else "it is not a folder"
+        if not is_folder:
+            return None if os.access(path, os.W_OK) else "permission denied"
+        return _try_create_in(path)
+    parent = path.parent
+    while not parent.exists():  # the folders that would be made
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a folder"
+    return _try_create_in(parent)
+
+
+def _try_create_in(folder: Path) -> str | None:
+    """Whether a file can be made in folder, found by making one (permissions, ACLs, read-only
+    file systems and root alike) and removing it."""
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".dmlc-write-check-")
+    except OSError as error:
+        return f"{folder}: {error.strerror}"
+    os.close(handle)
+    os.unlink(name)
+    return None
