@@ -151,19 +151,17 @@ def onnx_backend_style(cases):
     from conformance import runner, specs
     from conformance.backends.base import NOT_REACHABLE, OK, Outcome
     from conformance.backends.ort import _classify
-    from conformance.onnx_models import IR_VERSION, tensor_type
+    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, tensor_type
     from conformance.specs.base import NotReachable
 
     def model(node, dtype, shape):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                      for i, value in enumerate(node.constant_inputs)]
         graph = helper.make_graph(
-            [helper.make_node(node.op_type, ["x"] + [c.name for c in constants], ["y"], name=f"{node.op_type}_0",
-                              **node.attributes)], "case",
+            [onnx_node(node, ["x"] + [c.name for c in constants], ["y"], f"{node.op_type}_0")], "case",
             [helper.make_tensor_value_info("x", tensor_type(dtype), shape)],
             [helper.make_tensor_value_info("y", tensor_type(dtype), shape)], initializer=constants)
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(node.opset, 13))],
-                                 ir_version=IR_VERSION)
+        return helper.make_model(graph, opset_imports=opset_imports([node]), ir_version=IR_VERSION)
 
     records = []
     for case in cases:

@@ -262,7 +262,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         natural = inputs.natural_count(generator, own)
         shape, from_generator = _shape(shape_entry, natural)
         rank = len(shape)
-        level = spec.required_level(dtype, rank)
+        level = spec.required_level(dtype, rank, full)
         source = f"{path}:{_line(lines, at)}"
         if level is None:
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")

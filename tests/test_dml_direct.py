@@ -187,7 +187,7 @@ def test_cli_smoke_run_with_feature_level_auto(tmp_path):
     """The CI smoke run: every seed operator, the cases ONNX Runtime cannot reach, numbers judged."""
     _lane()
     results = tmp_path / "smoke.jsonl"
-    selection = ("(ACTIVATION_CELU and float16 and rank4 and uniform) or (Bias and float32) "
+    selection = ("(ACTIVATION_CELU and float16 and rank4 and uniform) or (,Bias= and float32 and (CLIP or CONSTANT_POW)) "
                  "or (in-place and CLIP) or (CLIP and int64 and rank8) "
                  "or (SCALED_ELU and float16 and rank5 and uniform) or (CONSTANT_POW and float32 and rank3)")
     command = [sys.executable, "-m", "conformance", "run", "--backend", "dml-direct", "--feature-level", "auto",

@@ -680,6 +680,10 @@ class WorkerBackend(Backend):
             return Outcome(CPU_FALLBACK, output=output, placement={**own, **stray},
                            message=f"nodes of this case's graph ran outside {self.provider}: "
                            + ", ".join(f"{n} on {p}" for n, p in stray.items()))
+        if not own and self.provider == "CPUExecutionProvider":
+            # Nowhere else to run (OrtBackend's rule for CPU sessions): a node the profile does not
+            # name, e.g. a contrib operator ONNX Runtime ran as its function body, still ran here.
+            own = {name: self.provider}
         if not own:
             return Outcome(CPU_FALLBACK, output=output, placement={},
                            message=f"node {name} is not in the profile (no proof it ran on {self.provider})")

@@ -336,19 +336,17 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
     Each node is built as onnx_models.single_node_model builds its only node."""
     from onnx import helper, numpy_helper
-    from conformance.onnx_models import IR_VERSION, output_type, tensor_type
+    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type, tensor_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     for k, node in enumerate(nodes):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants
-        graph_nodes.append(helper.make_node(node.op_type, [f"x{k}"] + [t.name for t in constants], [f"y{k}"],
-                                            name=_node_name(node, k), **node.attributes))
+        graph_nodes.append(onnx_node(node, [f"x{k}"] + [t.name for t in constants], [f"y{k}"], _node_name(node, k)))
         inputs.append(helper.make_tensor_value_info(f"x{k}", tensor_type(dtype), None))
         outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
-    opset = max(max(node.opset for node in nodes), 13)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
+    model = helper.make_model(graph, opset_imports=opset_imports(nodes), ir_version=IR_VERSION,
                               producer_name="dml-conformance")
     return model.SerializeToString()
 

@@ -35,6 +35,7 @@ class OnnxNode:
     opset: int
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+    domain: str = ""  # "" for ONNX itself, e.g. "com.microsoft" for ONNX Runtime's contrib operators
     output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
 
 
@@ -69,6 +70,8 @@ class OperatorSpec:
     elementwise: bool = True  # each output element depends on its input element alone
     # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
     output_dtype: Callable[[str], str] = same_type
+    # params -> the feature level from which the pages allow these field values (None: any level)
+    parameter_level: Callable | None = None
 
     @property
     def dtypes(self) -> tuple:
@@ -87,10 +90,14 @@ class OperatorSpec:
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.parameters}
 
-    def required_level(self, dtype: str, rank: int) -> str | None:
-        """The lowest feature level at which the page requires (dtype, rank)."""
+    def required_level(self, dtype: str, rank: int, params: dict | None = None) -> str | None:
+        """The lowest feature level at which the page requires (dtype, rank) with these field values."""
         levels = [t.level for t in self.tables if dtype in t.dtypes and rank in t.ranks]
-        return min(levels, key=featurelevels.index) if levels else None
+        if not levels:
+            return None
+        level = min(levels, key=featurelevels.index)
+        needed = self.parameter_level(params) if self.parameter_level and params is not None else None
+        return max(level, needed, key=featurelevels.index) if needed else level
 
     def tolerance(self, dtype: str) -> int:
         return self.tolerance_ulp.get(dtype, 0)
@@ -101,8 +108,23 @@ SAME_TYPE_AND_SHAPE = "InputTensor and OutputTensor must have the same DataType,
 INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
 INTEGERS_64 = ("int64", "uint64")
 ONE_TO_EIGHT = tuple(range(1, 9))
+SAME_TENSORS = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
+# The activations' common history: 4-D at 1_0, 4 to 5-D at 2_0, 1 to 8-D at 3_0, FLOAT32 and FLOAT16.
+ACTIVATION_TABLES = (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable("2_0", (4, 5), FLOATS),
+                     SupportTable("1_0", (4,), FLOATS))
 SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+def around(value, dtype: str) -> list:
+    """value in the tensor type and its neighbours: one ULP either side for floats, +-1 for integers."""
+    target = np.dtype(dtype)
+    if target.kind == "f":
+        with np.errstate(over="ignore"):
+            cast = target.type(value)
+            return [np.nextafter(cast, target.type(-np.inf)), cast, np.nextafter(cast, target.type(np.inf))]
+    info = np.iinfo(target)
+    return [v for v in (int(value) - 1, int(value), int(value) + 1) if info.min <= v <= info.max]
 
 
 def float_tables(first_level: str) -> tuple:
