@@ -8,14 +8,14 @@ import oracle
 
 
 def expected_and_reference(case, x):
-    """(expected in the target type, the unrounded reference)."""
+    """(expected in the operator's output type, the unrounded reference)."""
     reference = oracle.reference(case.op, x, case.dtype, **case.oracle_params())
-    return oracle.round_to(reference, case.dtype), reference
+    return oracle.round_to(reference, oracle.output_dtype(case.op, case.dtype)), reference
 
 
 def zero_results(case):
-    """(f(+0), f(-0)) in the target type, for a device that flushes subnormal inputs; None for
-    integer types."""
+    """(f(+0), f(-0)) in the output type, for a device that flushes subnormal inputs; None for
+    integer inputs."""
     if np.dtype(case.dtype).kind != "f":
         return None
     signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)

@@ -10,7 +10,10 @@ Each operator is a module of this package that names its OPERATOR, its
 DEFAULTS (every field, the page's typical value) and reference(x, dtype,
 nan_rule, **fields); modules are found by those names, there is no list.
 Float inputs reach reference() as float64; integer inputs keep their own type,
-so that an operator on int64 is computed exactly.
+so that an operator on int64 is computed exactly. A module with READS_BITS = True
+(a bitwise operator) gets float inputs in their own type too: float64 would quiet
+a signalling NaN and change its bits. A module whose output type differs from its
+input's names it in output_dtype(dtype) (IS_NAN: float32 -> uint8).
 """
 import importlib
 import pkgutil
@@ -55,6 +58,13 @@ def defaults(op: str) -> dict:
     return dict(OPERATORS[normalise(op)].DEFAULTS)
 
 
+def output_dtype(op: str, dtype: str) -> str:
+    """The data type of op's output for an input of dtype."""
+    module = OPERATORS[normalise(op)]
+    dtype = str(np.dtype(dtype))
+    return str(np.dtype(module.output_dtype(dtype))) if hasattr(module, "output_dtype") else dtype
+
+
 def reference(op: str, x, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
     """The unrounded result: float64 for float targets, exact integers for integer ones."""
     with np.errstate(all="ignore"):
@@ -76,14 +86,16 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
                         f"it has {', '.join(module.DEFAULTS) or 'none'}")
     fields = {**module.DEFAULTS, **params}
     dtype = str(np.dtype(dtype))
+    keep_type = getattr(module, "READS_BITS", False)
 
     def bound(x) -> np.ndarray:
         x = np.asarray(x)
-        if x.dtype.kind not in "iub":
+        if x.dtype.kind not in "iub" and not keep_type:
             x = x.astype(np.float64)
         return module.reference(x, dtype, nan_rule, **fields)
     return bound
 
 
 def evaluate(op: str, x, dtype: str, **params) -> np.ndarray:
-    return round_to(reference(op, x, dtype, **params), str(np.dtype(dtype)))
+    """The expected output, in the operator's output type for an input of dtype."""
+    return round_to(reference(op, x, dtype, **params), output_dtype(op, dtype))

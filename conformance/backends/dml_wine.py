@@ -52,6 +52,7 @@ from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option)
 from conformance.backends.ort import OrtBackend, _classify, multi_node_model
+from conformance.onnx_models import as_directml
 # The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
 # named here for the callers that ask this module.
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
@@ -655,6 +656,7 @@ class WorkerBackend(Backend):
         raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
 
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
+        output = as_directml(output)
         name = graph.node_name(index)
         placement = graph.placement or {}
         foreign = {n: p for n, p in placement.items() if p != self.provider}

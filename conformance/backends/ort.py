@@ -22,7 +22,7 @@ import numpy as np
 from conformance import specs
 from conformance.backends.base import (CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome)
-from conformance.onnx_models import single_node_model
+from conformance.onnx_models import as_directml, single_node_model
 from conformance.specs.base import NotReachable
 
 MAX_NODES = 64  # parameter sets in one shared graph
@@ -192,7 +192,7 @@ class OrtBackend(Backend):
             feeds[f"x{index}"] = items[number][1]
         indices = list(chosen)
         try:
-            values = graph["session"].run([f"y{k}" for k in indices], feeds)
+            values = [as_directml(v) for v in graph["session"].run([f"y{k}" for k in indices], feeds)]
         except Exception:  # which node? its own session will say
             for number in chosen.values():
                 outcomes[number] = self.run(*items[number])
@@ -269,7 +269,7 @@ class OrtBackend(Backend):
         if failure is not None:
             return failure
         try:
-            output = session.run(["y"], {"x": x})[0]
+            output = as_directml(session.run(["y"], {"x": x})[0])
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
             return Outcome(_classify(str(error)), message=_first_line(str(error)))
         if not proven:
@@ -336,7 +336,7 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
     Each node is built as onnx_models.single_node_model builds its only node."""
     from onnx import helper, numpy_helper
-    from conformance.onnx_models import IR_VERSION, tensor_type
+    from conformance.onnx_models import IR_VERSION, output_type, tensor_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     for k, node in enumerate(nodes):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
@@ -345,7 +345,7 @@ def multi_node_model(nodes, dtype: str) -> bytes:
         graph_nodes.append(helper.make_node(node.op_type, [f"x{k}"] + [t.name for t in constants], [f"y{k}"],
                                             name=_node_name(node, k), **node.attributes))
         inputs.append(helper.make_tensor_value_info(f"x{k}", tensor_type(dtype), None))
-        outputs.append(helper.make_tensor_value_info(f"y{k}", tensor_type(dtype), None))
+        outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
     opset = max(max(node.opset for node in nodes), 13)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,

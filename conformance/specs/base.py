@@ -33,6 +33,12 @@ class OnnxNode:
     opset: int
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+    output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+
+
+def same_type(dtype: str) -> str:
+    """The output data type of an operator whose output has its input's data type."""
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,8 @@ class OperatorSpec:
     notes: tuple = ()
     # (dtype, params) -> list of inputs that probe this operator's edges
     special_values: Callable | None = None
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
     # The d3d model: params (FLOAT fields as float32, ScaleBias left out) -> the formula in
     # primitives (conformance/specs/primitives.py) as DirectML's shaders compute it. None: exact.
     d3d: Callable | None = None
