@@ -25,6 +25,9 @@ class Parameter:
     choices: tuple = ()  # an enum's value names
     enum_values: dict = field(default_factory=dict)  # an enum's name -> value (DirectML.h)
     typed_by: str | None = None  # a "scalar" field: the "data_type" field that types it
+    # tensor data type -> what the description holds for this field when a case leaves it unset
+    # (None), where the page gives no default (dml-direct writes every field)
+    unset: Callable | None = None
 
 
 @dataclass(frozen=True)
