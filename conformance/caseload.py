@@ -215,13 +215,27 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"its fields are {', '.join(p.name for p in spec.parameters)}")
             continue
         for value in values if isinstance(values, list) else [values]:
-            is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if (parameter.kind == "float") != is_number:
-                wanted = "a number" if parameter.kind == "float" else "null or {Scale, Bias}"
+            wanted = _wanted(parameter, value)
+            if wanted:
                 problems.append(f"{where(*at, 'params', name)}{name} must be {wanted}, not {value!r}")
     for i, generator in enumerate(group["inputs"]):
         problems += _check_generator(generator, group["dtypes"], where(*at, "inputs", i))
     return problems
+
+
+def _wanted(parameter, value) -> str | None:
+    """What a value of this field must be, if this value is not that (None: it is)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if parameter.kind == "scale_bias":
+        return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
+    if parameter.kind == "enum":
+        return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
+    if parameter.kind == "data_type":
+        return None if value in inputs.DATA_TYPES else f"a data type ({', '.join(inputs.DATA_TYPES)})"
+    if parameter.kind in ("int", "uint"):
+        whole = number and float(value).is_integer() and (parameter.kind == "int" or value >= 0)
+        return None if whole else ("an integer" if parameter.kind == "int" else "an integer >= 0")
+    return None if number else "a number"  # float, scalar
 
 
 def _check_generator(generator, dtypes, where) -> list:
@@ -261,6 +275,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"]):
         chosen = dict(zip(names, combo))
         full = {**spec.defaults(), **chosen}
+        # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
+        full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
         own = inputs.values_for(generator, dtype, spec, full)
         natural = inputs.natural_count(generator, own)
         shape, from_generator = _shape(shape_entry, natural)

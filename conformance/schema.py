@@ -5,7 +5,7 @@ TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
 SCALE_BIAS = {"oneOf": [{"type": "null"},
                         {"type": "object", "additionalProperties": False, "required": ["Scale", "Bias"],
                          "properties": {"Scale": NUMBER, "Bias": NUMBER}}]}
-PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS]}
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, {"type": "string"}]}  # strings: enum and data type fields
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],
