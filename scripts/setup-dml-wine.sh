@@ -299,4 +299,4 @@ PY=$(host_python); PY=${PY:-python3}
     --seconds "$(( $(date +%s) - START ))" || fail "the DirectML self-check failed (see $CHECK/selfcheck.json)"
 done_step
 echo "setup-dml-wine: the lane is ready ($(( $(date +%s) - START )) s): $MARKER"
-echo "    try: conformance run --backend dml-wine -k 'CLIP and float32 and rank4'"
+echo "    try: conformance run --backend dml-wine --smoke"
