@@ -158,3 +158,49 @@ def test_a_case_file_marks_its_own_smoke_cases(tmp_path):
     path.write_text(SMOKE_FILE.format(smoke='"(float16"'))
     with pytest.raises(CaseFileError, match=r"celu.yaml:2: .*missing '\)'"):
         load_file(path)
+
+
+# ---- integer semantics: the oracle against Python integers ------------------------------------------
+def _integer_inputs(dtype: str) -> list:
+    """Each integer type's extremes and their neighbours, and for 64-bit types the integers around
+    2^53 and 2^63 that float64 cannot tell apart."""
+    info = np.iinfo(dtype)
+    values = [info.min, info.min + 1, info.min + 2, -2, -1, 0, 1, 2, 3, 100, info.max - 2, info.max - 1, info.max]
+    if info.bits == 64:
+        values += [sign * ((1 << 53) + k) for sign in (1, -1) for k in (-1, 0, 1, 2, 3)]
+        values += [(1 << 62) + 1, (1 << 63) - 3, -(1 << 63) + 3, (1 << 63) + 1, (1 << 64) - 3]
+    return sorted({v for v in values if info.min <= v <= info.max})
+
+
+def _integer_sets():
+    """(operator, data type, fields) of every integer case in cases/, once each."""
+    from conformance.caseload import load_paths
+    found = []
+    for case in load_paths():
+        entry = (case.op, case.dtype, case.params)
+        if np.dtype(case.dtype).kind in "iu" and entry not in found:
+            found.append(entry)
+    return found
+
+
+def test_every_operator_with_integer_types_states_its_integer_semantics():
+    missing = [name for name, spec in specs.SPECS.items()
+               if any(np.dtype(d).kind in "iu" for d in spec.dtypes) and spec.integers is None]
+    assert not missing, f"specs with integer types but no `integers` (their semantics on Python ints): {missing}"
+
+
+@pytest.mark.parametrize("op,dtype,params", _integer_sets(), ids=lambda value: str(value)[:60])
+def test_integer_results_are_the_python_integer_ones(op, dtype, params):
+    """The oracle on integer tensors, every value, against the spec's own statement of the integer
+    semantics on Python ints: exact (no float64 on the way: 2^53 + 1 stays itself)."""
+    spec = specs.get(op)
+    formula = spec.integers(params, dtype)
+    if formula is None:
+        pytest.skip(f"{op} {params}: a float computation on integers (its fields say so)")
+    values = _integer_inputs(dtype)
+    got = oracle.evaluate(op, np.array(values, dtype=dtype), dtype, **params)
+    assert got.dtype == np.dtype(spec.output_dtype(dtype))
+    wanted = [formula(v) for v in values]
+    assert all(type(w) is int for w in wanted), wanted
+    wrong = [(v, g, w) for v, g, w in zip(values, got.tolist(), wanted) if g != w]
+    assert not wrong, f"{op} {dtype} {params}: (x, oracle, Python int) {wrong[:5]}"

@@ -70,6 +70,11 @@ class OperatorSpec:
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     elementwise: bool = True  # each output element depends on its input element alone
+    # The integer semantics, where the page has integer types: (params, dtype) -> a function of one
+    # Python int giving the exact result (the page's wrap or saturation applied; where the page is
+    # silent, the documented choice), or None where the fields make it a float computation
+    # (ScaleBias). Written apart from the oracle, which tests/test_registry.py holds to it.
+    integers: Callable | None = None
 
     @property
     def dtypes(self) -> tuple:
