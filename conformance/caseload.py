@@ -13,7 +13,9 @@ import yaml
 
 from conformance import inputs, specs
 from conformance.case import Case
+from conformance.errors import BadInput
 from conformance.schema import CASE_FILE
+from conformance.selection import compile_expression
 
 MAX_FILE_BYTES = 1 << 20
 MAX_CASES_PER_FILE = 100_000
@@ -169,9 +171,26 @@ def _expand(path, data, lines, global_seed, max_elements, tolerance_override, fo
         if len(cases) > MAX_CASES_PER_FILE:
             problems.append(f"{where(*at)}the file expands to more than {MAX_CASES_PER_FILE} cases")
             break
+    if not problems and "smoke" in data:
+        problems += _mark_smoke(cases, data["smoke"], where("smoke"))
     if problems:
         raise CaseFileError(problems)
     return cases
+
+
+def _mark_smoke(cases, expression, where) -> list:
+    """The file's own smoke cases: the -k expression `smoke` selects them among the file's cases
+    (conformance run --smoke runs every file's; CI runs them through dml-wine)."""
+    try:
+        matcher = compile_expression(expression)
+    except BadInput as error:
+        return [f"{where}smoke: {error}"]
+    chosen = [case for case in cases if matcher(case.id)]
+    if not chosen:
+        return [f"{where}smoke {expression!r} selects none of the file's cases"]
+    for case in chosen:
+        case.smoke = True
+    return []
 
 
 def _check_group(spec, group, at, where, max_elements) -> list:

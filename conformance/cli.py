@@ -81,12 +81,14 @@ def build_parser():
     def case_options(p):
         p.add_argument("paths", nargs="*", help="case files or folders (default: the shipped cases/)")
         p.add_argument("-k", dest="keyword", help="select cases whose id matches, pytest style: "
-                       "'CLIP and float16 and not specials'")
+                       "'float16 and rank4 and not specials'")
+        p.add_argument("--smoke", action="store_true", help="only the smoke cases (each case file's `smoke` "
+                       "selection: what CI runs through dml-wine)")
         p.add_argument("--seed", type=int, default=0, help="global seed (each case derives its own)")
         p.add_argument("--max-elements", type=int, default=DEFAULT_MAX_ELEMENTS,
                        help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS})")
         p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
-                       help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
+                       help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
         p.add_argument("--forbid-flush", action="store_true", help="do not accept flushed denormals")
         p.add_argument("--tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
                        help="what decides a case's status: d3d (default: each element within the interval "
@@ -138,6 +140,8 @@ def build_parser():
 def _load(args):
     tolerance = parse_tolerances(args.tolerance)
     cases = load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+    if args.smoke:
+        cases = [case for case in cases if case.smoke]
     return select(cases, args.keyword) if args.keyword else cases
 
 
@@ -177,7 +181,8 @@ def cmd_run(args) -> int:
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     cases = _load(args)
     if not cases:
-        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
+        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else "")
+                       + (" among the smoke cases" if args.smoke else ""))
     jobs = _jobs(args.jobs)
     check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
                     ("--html", args.html), ("--junit", args.junit)],

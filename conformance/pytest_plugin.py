@@ -52,7 +52,7 @@ def pytest_addoption(parser):
         help=f"the DirectML feature level to certify (default {featurelevels.DEFAULT_LEVEL})")
     add("--conformance-seed", type=int, default=0, metavar="N", help="global seed (each case derives its own)")
     add("--conformance-tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
-        help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
+        help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
     add("--conformance-forbid-flush", action="store_true", help="do not accept flushed denormals")
     add("--conformance-tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
         help="what decides a case's status: d3d (default, the Direct3D precision rules) or ulp")

@@ -49,6 +49,7 @@ CASE_FILE = {
         "tolerance": TOLERANCE,
         "flush": {"enum": ["allow", "forbid"]},
         "nan_rule": {"enum": ["d3d", "propagate"]},
+        "smoke": {"type": "string", "minLength": 1},  # a -k expression: the file's smoke cases
         "groups": {"type": "array", "items": GROUP, "minItems": 1},
     },
 }

@@ -334,4 +334,4 @@ if [ -n "$RELEASES" ]; then
     done_step
 fi
 echo "setup-dml-wine: the lane is ready ($(( $(date +%s) - START )) s): $MARKER"
-echo "    try: conformance run --backend dml-wine -k 'CLIP and float32 and rank4'"
+echo "    try: conformance run --backend dml-wine --smoke"

@@ -71,19 +71,6 @@ DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
 
 
-# The DirectML smoke suite: a -k selection of the shipped cases (every operator, float32 and
-# float16, ranks 1, 4 and 8, special values included) that CI runs through dml-wine. It leaves out
-# only what is not reachable through ONNX Runtime and the known deviations of DirectML under
-# lavapipe that docs/dml-wine.md lists with their case ids (a test holds the two together).
-SMOKE_SELECTION = (
-    "(float32 or float16) and (rank1 or rank4 or rank8) and not exhaustive and not in-place and not Scale= "
-    "and not ACTIVATION_CELU/float16 "
-    "and not (ACTIVATION_CELU/float32 and specials) and not (ACTIVATION_SCALED_ELU/float32 and specials) "
-    "and not (ELEMENT_WISE_CONSTANT_POW and specials and (Exponent=0/ or Exponent=-1/ or Exponent=-2.5/ "
-    "or Exponent=2/ or Exponent=3/ or Exponent=0.5/)) "
-    "and not ACTIVATION_SCALED_ELU/float32/rank4[2x3x4x5]/Alpha=1.6732,Gamma=1.0507/uniform")
-
-
 # ---- worker processes ------------------------------------------------------------------------------
 class WorkerDied(Exception):
     """The worker is gone, hung or talking nonsense; status is crash or timeout."""

@@ -27,6 +27,9 @@ class Parameter:
     choices: tuple = ()  # an enum's value names
     enum_values: dict = field(default_factory=dict)  # an enum's name -> value (DirectML.h)
     typed_by: str | None = None  # a "scalar" field: the "data_type" field that types it
+    # tensor data type -> what the description holds for this field when a case leaves it unset
+    # (None), where the page gives no default (dml-direct writes every field)
+    unset: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,8 @@ class OperatorSpec:
     notes: tuple = ()
     # (dtype, params) -> list of inputs that probe this operator's edges
     special_values: Callable | None = None
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
     # The d3d model: params (FLOAT fields as float32, ScaleBias left out) -> the formula in
     # primitives (conformance/specs/primitives.py) as DirectML's shaders compute it. None: exact.
     d3d: Callable | None = None
@@ -72,6 +77,11 @@ class OperatorSpec:
     output_dtype: Callable[[str], str] = same_type
     # params -> the feature level from which the pages allow these field values (None: any level)
     parameter_level: Callable | None = None
+    # The integer semantics, where the page has integer types: (params, dtype) -> a function of one
+    # Python int giving the exact result (the page's wrap or saturation applied; where the page is
+    # silent, the documented choice), or None where the fields make it a float computation
+    # (ScaleBias). Written apart from the oracle, which tests/test_registry.py holds to it.
+    integers: Callable | None = None
 
     @property
     def dtypes(self) -> tuple:
