@@ -80,11 +80,14 @@ class OrtBackend(Backend):
             self._profile_dir = None
 
     def metadata(self) -> dict:
-        return {"backend": self.name, "provider": self.provider, "provider_options": self.options,
+        meta = {"backend": self.name, "provider": self.provider, "provider_options": self.options,
                 "session_config": self._session_config(), "onnxruntime": self.ort.__version__,
                 "onnxruntime_package": _ort_distribution(), "device": _cpu_name()
                 if self.provider == "CPUExecutionProvider" else self.options.get("device_id", "default"),
                 "directml": None}
+        if self.provider == "DmlExecutionProvider":
+            meta.update(_directml_device(self.ort, self.options.get("device_id", "0")))
+        return meta
 
     def _session_config(self) -> dict:
         config = dict(self.config)
@@ -369,6 +372,19 @@ def _ort_distribution() -> str:
         except metadata.PackageNotFoundError:
             continue
     return "unknown"
+
+
+def _directml_device(ort, device_id) -> dict:
+    """DirectML.dll's version, the DXGI adapters and the reported feature level, as the dml-wine
+    worker reports them (conformance/worker/devinfo.py); device: the adapter device_id names."""
+    from conformance.worker import devinfo
+    info = devinfo.describe(ort)
+    adapters = info.get("adapters")
+    found = {"directml": info.get("directml_dll"), "directml_dll_path": info.get("directml_dll_path"),
+             "adapters": adapters, "dml_max_feature_level": info.get("dml_max_feature_level")}
+    if isinstance(adapters, list) and str(device_id).isdigit() and int(device_id) < len(adapters):
+        found["device"] = adapters[int(device_id)]["description"]
+    return found
 
 
 def _cpu_name() -> str:

@@ -312,10 +312,14 @@ def wine_environment(lane: Lane, prefix: Path, display: str, winedebug: str = "-
     return env
 
 
-def in_pty(command: list) -> list:
+def in_pty(command: list, size=None) -> list:
     """command run in a pseudo-terminal: Windows Python dies in init_sys_streams when its stdout is
-    a pipe or a file under Wine."""
-    return ["script", "-qec", shlex.join(command), "/dev/null"]
+    a pipe or a file under Wine. size: (columns, rows) of the terminal, whose width Wine's console
+    wraps its output at."""
+    shell = shlex.join(command)
+    if size:
+        shell = f"stty cols {int(size[0])} rows {int(size[1])} 2>/dev/null; exec {shell}"
+    return ["script", "-qec", shell, "/dev/null"]
 
 
 def clone_prefix(lane: Lane) -> Path:
