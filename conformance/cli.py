@@ -21,6 +21,8 @@ class UsageError(Exception):
 
 
 def main(argv=None) -> int:
+    from conformance.progress import tolerant_console
+    tolerant_console()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -28,6 +30,9 @@ def main(argv=None) -> int:
         return EXIT_BAD_INPUT
     try:
         return args.handler(args)
+    except KeyboardInterrupt:  # outside a run's own handling (loading, starting the backend, reports)
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
@@ -223,9 +228,8 @@ def _report_hooks():
 
 
 def _write(path, text):
-    from pathlib import Path
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+    from conformance.results import write_report
+    write_report(path, text)
     print(f"wrote {path}")
 
 

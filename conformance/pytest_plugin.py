@@ -297,7 +297,7 @@ class State:
                   option.conformance_junit]
         if not any(wanted) or not self.records:
             return
-        from conformance.cli_reports import _write
+        from conformance.cli_reports import write_file
         from conformance.results import ResultsWriter
         from reports import html, junit, markdown
         header = dict(self.header or {"type": "header", "backend": option.conformance_backend})
@@ -311,11 +311,11 @@ class State:
                 writer.write(line)
             writer.close()
         if option.conformance_html:
-            _write(option.conformance_html, html.render_report(header, records, footer))
+            write_file(option.conformance_html, html.render_report(header, records, footer))
         if option.conformance_markdown:
-            _write(option.conformance_markdown, markdown.report(header, records, footer))
+            write_file(option.conformance_markdown, markdown.report(header, records, footer))
         if option.conformance_junit:
-            _write(option.conformance_junit, junit.render(header, records, footer))
+            write_file(option.conformance_junit, junit.render(header, records, footer))
 
     def close(self):
         if self.backend is not None:

@@ -137,8 +137,7 @@ fi
 # ---- 3. the project's wheel -------------------------------------------------------------------------
 step "the project's wheel (pip wheel . --no-deps)"
 rm -rf "$PROJECT.new"; mkdir -p "$PROJECT.new"
-(cd "$ROOT" && "$PY" -m pip wheel . --no-deps --no-build-isolation -w "$PROJECT.new") >"$LOGS/project-wheel.log" 2>&1 \
-    || (cd "$ROOT" && "$PY" -m pip wheel . --no-deps -w "$PROJECT.new") >>"$LOGS/project-wheel.log" 2>&1 \
+(cd "$ROOT" && "$PY" -m pip wheel . --no-deps -w "$PROJECT.new") >"$LOGS/project-wheel.log" 2>&1 \
     || fail "pip wheel . (see $LOGS/project-wheel.log)"
 rm -rf "$PROJECT"; mv "$PROJECT.new" "$PROJECT"
 PROJECT_WHEEL=$(ls "$PROJECT"/dml_conformance-*.whl)

@@ -318,7 +318,7 @@ class OrtBackend(Backend):
             return dict.fromkeys(names, self.provider)
         path = session.end_profiling()
         try:
-            with open(path) as handle:
+            with open(path, encoding="utf-8") as handle:
                 events = json.load(handle)
         finally:
             os.unlink(path)
