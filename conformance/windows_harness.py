@@ -13,6 +13,7 @@ programs: `conformance lane windows -- run --backend dml ...`.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,7 +29,8 @@ HARNESS_FORMAT = 1
 MARKER = "harness.json"
 FOLDER = "windows-harness"  # beside the lane's own Windows Python, in the lane's home
 CTRL_C_GRACE = 60  # seconds a Windows program has to finish after Ctrl-C before it is killed
-PTY_COLUMNS, PTY_ROWS = 200, 50  # Wine's console wraps its output at the pseudo-terminal's width
+PTY_COLUMNS, PTY_ROWS = 200, 50
+CURSOR_FORWARD = re.compile(r"\x1b\[(\d*)C")  # Wine's console wraps its output at the pseudo-terminal's width
 
 
 @dataclass
@@ -114,10 +116,13 @@ def run(lane, python_dir, argv, cwd=None, timeout=None, output=None, columns=Non
     prefix = wine_lane.clone_prefix(lane)
     try:
         # Only this harness's own settings reach Windows pip (the host's PIP_* name Linux paths).
-        env = {k: v for k, v in wine_lane.wine_environment(lane, prefix, xvfb.display()).items()
-               if not k.startswith("PIP_")}
         if not columns:
             columns = shutil.get_terminal_size((PTY_COLUMNS, PTY_ROWS)).columns if raw else PTY_COLUMNS
+        # Wine's console breaks a line that reaches the last column, even inside an escape sequence:
+        # programs that ask COLUMNS (pytest, Python's shutil) keep that column free.
+        env = {k: v for k, v in wine_lane.wine_environment(lane, prefix, xvfb.display(),
+                                                           extra={"COLUMNS": str(columns - 1)}).items()
+               if not k.startswith("PIP_")}
         process = subprocess.Popen(wine_lane.in_pty(command, (columns, PTY_ROWS)), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                                    start_new_session=True, preexec_fn=wine_lane.die_with_parent)
@@ -140,7 +145,8 @@ def _relay(process, output, raw, timeout) -> int:
             now = time.monotonic()
             if deadline and now > deadline or interrupted_at and now > interrupted_at + CTRL_C_GRACE:
                 _kill(process)
-                _write(output, pending, raw, final=True)
+                if output is not None:
+                    _write(output, pending, raw, final=True)
                 return 124 if deadline and now > deadline else 130
             ready, _, _ = select.select([stream], [], [], 0.5)
             if not ready:
@@ -148,7 +154,11 @@ def _relay(process, output, raw, timeout) -> int:
             chunk = os.read(stream, 65536)
             if not chunk:
                 break
-            pending = _write(output, pending + chunk, raw)
+            if output is not None:
+                try:
+                    pending = _write(output, pending + chunk, raw)
+                except BrokenPipeError:  # the reader left (| head): the program still runs to its end
+                    output = None
         except KeyboardInterrupt:
             if interrupted_at is None:
                 interrupted_at = time.monotonic()
@@ -157,7 +167,8 @@ def _relay(process, output, raw, timeout) -> int:
                     process.stdin.flush()
                 except OSError:
                     pass
-    _write(output, pending, raw, final=True)
+    if output is not None:
+        _write(output, pending, raw, final=True)
     try:
         process.stdin.close()
     except OSError:
@@ -191,6 +202,7 @@ def _write(output, data: bytes, raw: bool, final=False) -> bytes:
 def console_text(line: str) -> str:
     """One line of Wine's console as plain text: escapes gone, and of a line redrawn with carriage
     returns (a progress bar) what a terminal would finally show."""
-    text = wine_lane.ANSI_ESCAPE.sub("", line)
+    text = CURSOR_FORWARD.sub(lambda m: " " * int(m.group(1) or 1), line)  # how Wine's console draws spaces
+    text = wine_lane.ANSI_ESCAPE.sub("", text)
     parts = [part for part in text.split("\r") if part.strip()]
     return parts[-1].rstrip() if parts else ""

@@ -98,3 +98,4 @@ def test_wine_console_output_becomes_plain_lines():
     bar = "  0%|          | 0/13 [00:00<?, ?case/s]\r 54%|#####     | 7/13\r100%|##########| 13/13 [00:02<00:00]"
     assert text(bar) == "100%|##########| 13/13 [00:02<00:00]"
     assert text("\x1b[31mERROR: x\x1b[m\x1b[K") == "ERROR: x"
+    assert text("statuses\x1b[1C['pass']\x1b[3Cleft") == "statuses ['pass']   left"

@@ -27,7 +27,7 @@ LANE_FORMAT = 1
 LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
 SYSTEM_HOME = Path("/var/cache/dml-conformance")
 TAIL_CHARS = 600
-ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
+ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)")  # what Wine's console draws
 FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
                  "Unhandled exception", "wine: Unhandled")
 
