@@ -72,6 +72,22 @@ def find_harness():
     return harness, None
 
 
+def stale_files(harness: WindowsHarness, checkout: Path) -> list:
+    """Files of the packages whose installed copy differs from the checkout's (the wheel was built
+    from other code: scripts/setup-windows-harness.sh installs the checkout again)."""
+    site = harness.python_dir / "Lib" / "site-packages"
+    checkout = Path(checkout)
+    stale = []
+    for package in ("conformance", "oracle", "reports"):
+        for source in sorted((checkout / package).rglob("*")):
+            if source.is_file() and "__pycache__" not in source.parts:
+                relative = source.relative_to(checkout)
+                installed = site / relative
+                if not installed.is_file() or installed.read_bytes() != source.read_bytes():
+                    stale.append(str(relative))
+    return stale
+
+
 def program(python_dir: Path, argv: list) -> list:
     """The Windows command line for argv: `python ...` is python.exe, a name that is one of the
     Python's Scripts\\*.exe (pytest, pip, conformance) runs that, anything else is a conformance

@@ -165,15 +165,20 @@ class OrtBackend(Backend):
             else:
                 waiting.setdefault(graph, []).append((number, index))
         for graph, entries in waiting.items():
-            rounds = []
+            rounds, alone = [], []
             for number, index in entries:
+                if items[number][1].size == 0:
+                    # An empty tensor runs alone: under DirectML it garbles the outputs of the other
+                    # nodes of the same run (docs/dml-wine.md, "Other findings"; docs/windows.md).
+                    alone.append({index: number})
+                    continue
                 for chosen in rounds:
                     if index not in chosen:
                         chosen[index] = number
                         break
                 else:
                     rounds.append({index: number})
-            for chosen in rounds:
+            for chosen in rounds + alone:
                 self._run_round(graph, chosen, items, outcomes)
         return outcomes
 
