@@ -198,6 +198,7 @@ class State:
         self.failure = None  # BackendUnavailable, raised again for every case
         self.header = None
         self.records = []  # (order, record)
+        self.cases = []  # the cases this session will run (collected and selected)
         self.sessions = {}  # worker -> sessions created
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
@@ -244,6 +245,9 @@ class State:
     def pytest_sessionstart(self, session):
         self.started = time.perf_counter()
 
+    def pytest_collection_finish(self, session):
+        self.cases = [item.case for item in session.items if isinstance(item, CaseItem)]
+
     def pytest_sessionfinish(self, session, exitstatus):
         try:
             if not hasattr(self.config, "workerinput"):
@@ -268,6 +272,9 @@ class State:
             argv = ["pytest", *map(str, self.config.invocation_params.args)]
             self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv)
             self.header["runner"] = "pytest"
+            prepare = getattr(self.backend, "prepare", None)
+            if prepare is not None:  # shared graphs, as `conformance run` plans them: fewer sessions
+                prepare(self.cases)
         x = case.make_input()
         began = time.perf_counter()
         outcome = self.backend.run_many([(case, x)])[0]
