@@ -15,7 +15,6 @@ One backend per pytest process (per xdist worker), created at the first case, cl
 Results, HTML, markdown and JUnit are written by the controlling process once all cases ran.
 """
 import re
-import shlex
 import sys
 import time
 import warnings
@@ -181,7 +180,8 @@ def failure_text(record, state, nodeid="", ids=()) -> str:
               f"source {record['source']}",
               f"rerun: {details.rerun_command(record, state.header or {}, ids or [record['id']])}"]
     if nodeid:
-        lines.append(f"   or: pytest {shlex.quote(nodeid)} --conformance-backend {shlex.quote(record['backend'])}")
+        lines.append("   or: " + details.shell_join(["pytest", nodeid, "--conformance-backend", record["backend"]],
+                                                     state.header or {}))
     if record.get("repro"):
         lines.append(f"saved: {record['repro']}")
     return "\n".join(lines)

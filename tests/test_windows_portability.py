@@ -99,3 +99,25 @@ def test_wine_console_output_becomes_plain_lines():
     assert text(bar) == "100%|##########| 13/13 [00:02<00:00]"
     assert text("\x1b[31mERROR: x\x1b[m\x1b[K") == "ERROR: x"
     assert text("statuses\x1b[1C['pass']\x1b[3Cleft") == "statuses ['pass']   left"
+
+
+def test_rerun_command_of_a_windows_run_of_the_shipped_cases():
+    """A pip-installed harness records its shipped case files inside site-packages: the rerun
+    command names no path (conformance run finds them), quotes as cmd and PowerShell read it, and
+    reads the same whichever system renders the report."""
+    from reports import details
+    case_id = "ELEMENT_WISE_CONSTANT_POW/float16/rank1/Exponent=0/specials"
+    record = {"id": case_id, "backend": "dml", "source": "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\"
+              "Python313\\Lib\\site-packages\\conformance\\cases\\element_wise_constant_pow.yaml:40"}
+    header = {"backend": "dml", "seed": 0, "os": "Windows-11-10.0.22631-SP0", "argv": ["conformance", "run"]}
+    command = details.rerun_command(record, header, details.known_ids([record]))
+    assert command.startswith('conformance run --backend dml --seed 0 -k "ELEMENT_WISE_CONSTANT_POW/float16/rank1/'
+                              'Exponent=0/specials')
+    assert "site-packages" not in command and "'" not in command
+    # -k tells the case apart from every shipped case, as the rerun runs all of them.
+    from conformance.caseload import load_paths
+    from conformance.selection import select
+    keyword = command.split(' -k "', 1)[1].rstrip('"')
+    assert [c.id for c in select(load_paths(), keyword)] == [case_id]
+    assert details.case_path({"source": "/home/me/.venv/lib/python3.12/site-packages/conformance/cases/x.yaml:3"}) is None
+    assert details.case_path({"source": str(ROOT / "cases" / "element_wise_clip.yaml") + ":5"}) == "cases/element_wise_clip.yaml"
