@@ -24,14 +24,17 @@ from conformance.results import read_results
 
 IN_CI = bool(os.environ.get("CI"))
 ROOT = Path(__file__).resolve().parent.parent
-# The DirectML smoke suite CI runs through dml-wine, and two cases DirectML fails on lavapipe
-# (pow(x, 0) for 0, inf and NaN: docs/dml-wine.md), so that failures are compared too.
-FAILING = ("ELEMENT_WISE_CONSTANT_POW/float32/rank1/Exponent=0/specials",
-           "ELEMENT_WISE_CONSTANT_POW/float16/rank1/Exponent=0/specials")
-SELECTION = f"({dml_wine.SMOKE_SELECTION}) or " + " or ".join(FAILING)
+# DirectML under Wine on lavapipe holds about 1.5 GB of memory per ONNX Runtime session, and an
+# in-process run keeps every session it made: each run here stays within three or four sessions
+# (one per operator and data type). So: the DirectML smoke suite CI runs through dml-wine, for three
+# operator and data type families, and a case DirectML fails on lavapipe (pow(x, 0) for 0, inf and
+# NaN: docs/dml-wine.md), so that a failure is compared too. docs/windows.md compares every default case.
+FAMILIES = ("ELEMENT_WISE_CLIP/float32/", "ELEMENT_WISE_CONSTANT_POW/float16/", "ACTIVATION_SCALED_ELU/float32/")
+FAILING = ("ELEMENT_WISE_CONSTANT_POW/float16/rank1/Exponent=0/specials",)
+SELECTION = f"({dml_wine.SMOKE_SELECTION}) and ({' or '.join(FAMILIES)}) or {FAILING[0]}"
 # The pytest plugin's share (pytest's -k has no '=' or ','): a part of SELECTION.
-PYTEST_SELECTION = ("(ELEMENT_WISE_CLIP/float32/rank4 or ACTIVATION_SCALED_ELU/float16/rank1) "
-                    "and not in-place and not specials")
+PYTEST_SELECTION = ("(ELEMENT_WISE_CLIP/float32/rank4 or ELEMENT_WISE_CONSTANT_POW/float16/rank4) "
+                    "and not in-place and not specials and not Scale")
 SWEEP = """operator: ELEMENT_WISE_CLIP
 groups:
   - name: a 2**21 slice of the float32 bit patterns, large enough for the compiled comparison (numba)
@@ -40,6 +43,23 @@ groups:
     params: {Min: 0.75, Max: 1.5}
     inputs:
       - {kind: exhaustive_float32, start: 0x3F000000, stop: 0x3F200000}
+"""
+
+# A small case, then one that streams 2**30 inputs (minutes): Ctrl-C comes while the second runs.
+LONG_RUN = """operator: ELEMENT_WISE_CLIP
+groups:
+  - name: a small case first
+    dtypes: [float32]
+    shapes: [[2, 3]]
+    params: {Min: -1.0, Max: 1.0}
+    inputs:
+      - {kind: uniform, low: -4, high: 4}
+  - name: then a long stream
+    dtypes: [float32]
+    shapes: [auto]
+    params: {Min: -1.0, Max: 1.0}
+    inputs:
+      - {kind: exhaustive_float32, start: 0x00000000, stop: 0x40000000}
 """
 
 
@@ -100,12 +120,13 @@ def runs(tmp_path_factory):
 
 def test_auto_chooses_dml_and_runs_in_process_on_directml(runs):
     assert "backend auto: chose dml (ONNX Runtime here has DmlExecutionProvider)" in runs["console"], runs["console"]
-    assert runs["code"] == 1, runs["console"]  # the two known failures, nothing else
+    assert runs["code"] == 1, runs["console"]  # the known failure, nothing else
     header, records, footer = by_id(runs["out"] / "win.jsonl")
     assert header["backend"] == "dml" and header["provider"] == "DmlExecutionProvider"
     assert header["os"].startswith("Windows-") and header["onnxruntime_package"] == "onnxruntime-directml 1.24.4"
     assert header["directml"] == "1.15.4.0" and header["device"].startswith("llvmpipe"), header
-    assert footer and not footer["interrupted"] and footer["cases"] == len(records) > 150
+    assert footer and not footer["interrupted"] and footer["cases"] == len(records) > 50
+    assert footer["sessions_created"] <= 4, footer
     failing = sorted(i for i, r in records.items() if r["status"] in statuses.FAILING)
     assert failing == sorted(FAILING), failing
     assert all(r["status"] == statuses.PASS for i, r in records.items() if i not in FAILING)
@@ -124,6 +145,7 @@ def test_same_verdicts_and_max_ulp_as_dml_wine_case_for_case(runs):
                             runs["out"] / "diff.md")
     assert code == 0, console
     assert "0 regression(s)" in console and "improvement" not in console.lower(), console
+    assert b"\r\n" not in (runs["out"] / "diff.md").read_bytes()
 
 
 def test_failures_are_saved_where_linux_reads_them(runs):
@@ -139,7 +161,7 @@ def test_failures_are_saved_where_linux_reads_them(runs):
 
 
 def test_windows_writes_results_and_reports_with_newline_only(runs):
-    for name in ("win.jsonl", "win.md", "win.html", "win.xml", "diff.md"):
+    for name in ("win.jsonl", "win.md", "win.html", "win.xml"):
         data = (runs["out"] / name).read_bytes()
         assert data.count(b"\n") > 5 and b"\r\n" not in data, name
 
@@ -174,8 +196,9 @@ def test_ctrl_c_reaches_the_windows_run_and_keeps_its_results(tmp_path):
     130 and its results file keeps every case done and a footer saying so."""
     harness_or_skip()
     results = tmp_path / "interrupted.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "conformance", "lane", "windows", "--", "run", "--backend",
-                                "dml", "-k", "ELEMENT_WISE_CLIP or ELEMENT_WISE_CONSTANT_POW", "--quiet",
+    (tmp_path / "long.yaml").write_text(LONG_RUN)
+    process = subprocess.Popen([sys.executable, "-m", "conformance", "lane", "windows", "--", "run",
+                                str(tmp_path / "long.yaml"), "--backend", "dml", "--quiet",
                                 "--results", str(results)], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
@@ -192,7 +215,7 @@ def test_ctrl_c_reaches_the_windows_run_and_keeps_its_results(tmp_path):
             process.kill()
     assert process.returncode == 130, console
     header, records, footer = by_id(results)
-    assert footer and footer["interrupted"] and footer["cases"] == len(records) >= 1, footer
+    assert footer and footer["interrupted"] and footer["cases"] == len(records) == 1, footer
     assert "INTERRUPTED" in console
 
 
