@@ -6,6 +6,10 @@
 #   bash scripts/setup-windows-harness.sh --check   only check an existing Windows harness
 #   bash scripts/setup-windows-harness.sh --force   rebuild the Windows Python and reinstall everything
 #   bash scripts/setup-windows-harness.sh --lock    re-resolve WANTED and rewrite the pinned lock file
+#   bash scripts/setup-windows-harness.sh --download  only fetch the pinned wheels (step 2; no Wine):
+#                                                     what scripts/gpu/build-bundle.sh carries
+# PROJECT_WHEEL=FILE: install this wheel of the project instead of building one (the GPU machine has
+# no network to build with; scripts/gpu/build-bundle.sh builds it with the tree snapshot).
 #
 # Steps (each skipped when its result is already there; the checks always run):
 #   1. the dml-wine lane (scripts/setup-dml-wine.sh) is there;
@@ -41,7 +45,8 @@ for arg in "$@"; do
         --check) MODE=check ;;
         --force) MODE=force ;;
         --lock) MODE=lock ;;
-        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+        --download) MODE=download ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "setup-windows-harness: unknown argument $arg" >&2; exit 2 ;;
     esac
 done
@@ -57,6 +62,7 @@ PROJECT=$H/project
 WINPY=$H/python
 LOGS=$H/logs
 MARKER=$H/harness.json
+LANE_PY=$DML_WINE_HOME/python
 START=$(date +%s)
 STEP=0
 STEPS=6
@@ -106,11 +112,14 @@ echo "setup-windows-harness: home $H (mode $MODE)"
 
 # ---- 1. the dml-wine lane ----------------------------------------------------------------------
 step "the dml-wine lane (Wine 8, Xvfb, lavapipe, the lane's Windows CPython)"
-"$PY" -m conformance lane status >"$LOGS/lane-status.log" 2>&1 \
-    || fail "the dml-wine lane is not ready (bash scripts/setup-dml-wine.sh): $(head -n 1 "$LOGS/lane-status.log")"
-LANE_PY=$DML_WINE_HOME/python
-[ -f "$LANE_PY/python.exe" ] || fail "no Windows Python in the lane ($LANE_PY)"
-done_step "$(sed -n 's/^  windows_python: /CPython /p' "$LOGS/lane-status.log"), $(sed -n 's/^  wine: //p' "$LOGS/lane-status.log")"
+if [ "$MODE" = download ]; then
+    done_step "not needed to download"
+else
+    "$PY" -m conformance lane status >"$LOGS/lane-status.log" 2>&1 \
+        || fail "the dml-wine lane is not ready (bash scripts/setup-dml-wine.sh): $(head -n 1 "$LOGS/lane-status.log")"
+    [ -f "$LANE_PY/python.exe" ] || fail "no Windows Python in the lane ($LANE_PY)"
+    done_step "$(sed -n 's/^  windows_python: /CPython /p' "$LOGS/lane-status.log"), $(sed -n 's/^  wine: //p' "$LOGS/lane-status.log")"
+fi
 
 # ---- 2. the pinned Windows wheels -------------------------------------------------------------------
 step "win_amd64 wheels pinned in ${LOCK#"$ROOT"/}"
@@ -134,11 +143,18 @@ else
     done_step "$(grep -vc '^#' "$LOCK") wheels, $(du -sh "$WHEELS" | cut -f1)"
 fi
 
+[ "$MODE" = download ] && { echo "setup-windows-harness: the pinned wheels are in $WHEELS"; exit 0; }
+
 # ---- 3. the project's wheel -------------------------------------------------------------------------
-step "the project's wheel (pip wheel . --no-deps)"
+step "the project's wheel (pip wheel . --no-deps${PROJECT_WHEEL:+; given: $PROJECT_WHEEL})"
 rm -rf "$PROJECT.new"; mkdir -p "$PROJECT.new"
-(cd "$ROOT" && "$PY" -m pip wheel . --no-deps -w "$PROJECT.new") >"$LOGS/project-wheel.log" 2>&1 \
-    || fail "pip wheel . (see $LOGS/project-wheel.log)"
+if [ -n "${PROJECT_WHEEL:-}" ]; then
+    [ -f "$PROJECT_WHEEL" ] || fail "PROJECT_WHEEL=$PROJECT_WHEEL: no such file"
+    cp "$PROJECT_WHEEL" "$PROJECT.new/"
+else
+    (cd "$ROOT" && "$PY" -m pip wheel . --no-deps -w "$PROJECT.new") >"$LOGS/project-wheel.log" 2>&1 \
+        || fail "pip wheel . (see $LOGS/project-wheel.log)"
+fi
 rm -rf "$PROJECT"; mv "$PROJECT.new" "$PROJECT"
 PROJECT_WHEEL=$(ls "$PROJECT"/dml_conformance-*.whl)
 # Its content, not its bytes (a wheel records build times): what decides a reinstall.
@@ -162,7 +178,8 @@ elif [ "$MODE" = check ]; then
     fail "the Windows Python in $WINPY is missing or not from this lane"
 else
     rm -rf "$WINPY.new"
-    cp -a "$LANE_PY" "$WINPY.new"
+    mkdir -p "$WINPY.new"
+    cp -a "$LANE_PY/." "$WINPY.new/"  # the lane's python may be a link (the GPU bundle's is)
     rm -rf "$WINPY.new/Lib/site-packages" "$WINPY.new/.dml-conformance"
     mkdir -p "$WINPY.new/Lib/site-packages"
     "$PY" "$ROOT/scripts/windows_harness/forwarder_dll.py" "$WINPY.new/bcryptprimitives.dll" \

@@ -121,3 +121,19 @@ def test_rerun_command_of_a_windows_run_of_the_shipped_cases():
     assert [c.id for c in select(load_paths(), keyword)] == [case_id]
     assert details.case_path({"source": "/home/me/.venv/lib/python3.12/site-packages/conformance/cases/x.yaml:3"}) is None
     assert details.case_path({"source": str(ROOT / "cases" / "element_wise_clip.yaml") + ":5"}) == "cases/element_wise_clip.yaml"
+
+
+@pytest.mark.parametrize("script", ["scripts/setup-windows-harness.sh", "scripts/ci.d/70-windows-harness.sh"])
+def test_windows_harness_scripts_parse(script):
+    subprocess.run(["bash", "-n", str(ROOT / script)], check=True)
+
+
+def test_the_lock_pins_every_wheel_with_its_hash():
+    lines = [line for line in (ROOT / "scripts" / "windows_harness" / "requirements.txt").read_text().splitlines()
+             if line and not line.startswith("#")]
+    names = {line.split("==")[0] for line in lines}
+    assert all(" --hash=sha256:" in line and len(line.rsplit(":", 1)[1]) == 64 for line in lines)
+    # The harness's own dependencies for Windows, its test tools, pip, and what only Windows needs.
+    assert {"numpy", "onnxruntime-directml", "onnx", "pyyaml", "tabulate", "jinja2", "jsonschema", "tqdm", "numba",
+            "llvmlite", "pytest", "pytest-xdist", "colorama", "pip"} <= names
+    assert any(line.startswith("numpy==2.1.3 ") for line in lines)  # newer numpy needs a ucrtbase Wine 8 lacks
