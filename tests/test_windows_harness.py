@@ -20,6 +20,7 @@ import pytest
 
 from conformance import statuses, windows_harness
 from conformance.backends import dml_wine
+from conformance.caseload import load_paths
 from conformance.results import read_results
 
 IN_CI = bool(os.environ.get("CI"))
@@ -80,11 +81,11 @@ def harness_or_skip():
     return harness
 
 
-def windows(*argv, timeout=900):
+def windows(*argv, timeout=900, cwd=ROOT):
     """A program of the Windows harness under Wine, from the repository root: (exit code, console)."""
     harness = harness_or_skip()
     console = io.StringIO()
-    code = windows_harness.run(harness.lane, harness.python_dir, [str(a) for a in argv], cwd=ROOT,
+    code = windows_harness.run(harness.lane, harness.python_dir, [str(a) for a in argv], cwd=cwd,
                                timeout=timeout, output=console)
     return code, console.getvalue()
 
@@ -189,6 +190,14 @@ def test_pytest_plugin_in_windows_gives_the_cli_verdicts(runs):
     _, cli_records, _ = by_id(out / "win.jsonl")
     assert set(records) <= set(cli_records)
     assert verdicts(records) == {i: v for i, v in verdicts(cli_records).items() if i in records}
+
+
+def test_pytest_collects_the_installed_cases_from_anywhere(tmp_path):
+    """What README tells a Windows user: `python -m pytest --pyargs conformance.cases`, no checkout."""
+    code, console = windows("python", "-m", "pytest", "--pyargs", "conformance.cases", "--collect-only", "-q",
+                            "-p", "no:cacheprovider", cwd=tmp_path)
+    assert code == 0, console
+    assert f"{len(load_paths())} tests collected" in console, console[-2000:]
 
 
 def test_ctrl_c_reaches_the_windows_run_and_keeps_its_results(tmp_path):
