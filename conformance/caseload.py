@@ -20,7 +20,9 @@ from conformance.selection import compile_expression
 MAX_FILE_BYTES = 1 << 20
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
-SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
+# A wheel installs the shipped case files as conformance/cases; a checkout has them beside the package.
+_INSTALLED_CASES = Path(__file__).resolve().parent / "cases"
+SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else Path(__file__).resolve().parent.parent / "cases"
 
 
 class CaseFileError(Exception):

@@ -26,6 +26,8 @@ RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 def main(argv=None) -> int:
+    from conformance.progress import tolerant_console
+    tolerant_console()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -40,6 +42,9 @@ def main(argv=None) -> int:
             return _harness_bug()  # a socket's, say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
         return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:  # outside a run's own handling (loading, starting the backend, reports)
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
@@ -245,9 +250,8 @@ def _jobs(value: int) -> int:
 
 
 def _write(path, text):
-    from pathlib import Path
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+    from conformance.results import write_report
+    write_report(path, text)
     print(f"wrote {path}")
 
 

@@ -53,20 +53,20 @@ def write_reports(args, header, records, footer):
     """--html, --markdown and --junit, whichever were given."""
     from reports import html, junit, markdown
     if getattr(args, "html", None):
-        _write(args.html, html.render_report(header, records, footer))
+        write_file(args.html, html.render_report(header, records, footer))
     if getattr(args, "markdown", None):
-        _write(args.markdown, markdown.report(header, records, footer))
+        write_file(args.markdown, markdown.report(header, records, footer))
     if getattr(args, "junit", None):
-        _write(args.junit, junit.render(header, records, footer))
+        write_file(args.junit, junit.render(header, records, footer))
 
 
 def after_run(args, header, records, footer):
     """Called by `conformance run` once the results are written (run writes --markdown itself)."""
     from reports import html, junit
     if getattr(args, "html", None):
-        _write(args.html, html.render_report(header, records, footer))
+        write_file(args.html, html.render_report(header, records, footer))
     if getattr(args, "junit", None):
-        _write(args.junit, junit.render(header, records, footer))
+        write_file(args.junit, junit.render(header, records, footer))
 
 
 def _read(path):
@@ -109,9 +109,9 @@ def cmd_diff(args) -> int:
     result = diff.diff_files(args.a, args.b, allow_missing=args.allow_missing)
     print(text_diff(result, args.limit))
     if args.html:
-        _write(args.html, html.render_diff(result))
+        write_file(args.html, html.render_diff(result))
     if args.markdown:
-        _write(args.markdown, markdown.diff(result))
+        write_file(args.markdown, markdown.diff(result))
     return EXIT_REGRESSION if result.failed else EXIT_OK
 
 
@@ -158,13 +158,13 @@ def cmd_compare(args) -> int:
         for change in step.diff.regressions:
             print(f"  regression: {change.id}: {_cell(change.before)} -> {_cell(change.after)}")
     if args.html:
-        _write(args.html, html.render_compare(result))
+        write_file(args.html, html.render_compare(result))
     if args.markdown:
-        _write(args.markdown, markdown.compare(result))
+        write_file(args.markdown, markdown.compare(result))
     return EXIT_OK
 
 
-def _write(path, text):
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+def write_file(path, text):
+    from conformance.results import write_report
+    write_report(path, text)
     print(f"wrote {path}", file=sys.stderr)

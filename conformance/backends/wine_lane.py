@@ -30,7 +30,7 @@ from conformance.backends.base import BackendUnavailable
 LANE_FORMAT = 1
 SYSTEM_HOME = Path("/var/cache/dml-conformance")
 TAIL_CHARS = 600
-ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
+ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)")  # what Wine's console draws
 FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
                  "Unhandled exception", "wine: Unhandled")
 
@@ -269,51 +269,21 @@ class WineLauncher(Launcher):
     def _ensure_display(self) -> str:
         if self.given_display:
             return self.given_display
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            return self.display
-        read_end, write_end = os.pipe()
-        log = open(self.workdir / "xvfb.log", "ab")
-        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
-        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
-        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
-        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
-                                      "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=die_with_parent)
-        os.close(write_end)
-        log.close()
-        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
-        # ("Cannot write display number") if the pipe is closed in between.
-        data, deadline = b"", time.monotonic() + 30
-        while not data.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(read_end, 64) if ready else b""
-            if not chunk:
-                break
-            data += chunk
-        os.close(read_end)
-        display = data.decode().strip() if data.endswith(b"\n") else ""
-        if not display:
-            self.xvfb.kill()
-            raise BackendUnavailable(f"Xvfb did not start: {tail(self.workdir / 'xvfb.log')}")
-        self.display = f":{display}"
+        if self.xvfb is None:
+            self.xvfb = Xvfb(self.workdir / "xvfb.log")
+        self.display = self.xvfb.display()
         return self.display
 
     def start(self, address, token, log_path, args=()):
         display = self._ensure_display()
         command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
                    f"{address[0]}:{address[1]}", "--token", token, *self.args, *args, "--log", windows_path(log_path)]
-        env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
-                   WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display,
-                   DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
-        if self.lane.vulkan_icd:
-            env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = self.lane.vulkan_icd
+        env = wine_environment(self.lane, self.prefix, display, self.winedebug,
+                               dict(self.env, DMLC_WORKER_TOKEN=token))
         console_path = log_path.with_suffix(".console")
         console = open(console_path, "ab")
-        # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
-        process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
-                                   stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
-                                   start_new_session=True, preexec_fn=die_with_parent)
+        process = subprocess.Popen(in_pty(command), stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
+                                   env=env, cwd=self.workdir, start_new_session=True, preexec_fn=die_with_parent)
         console.close()
         # `script` runs Wine in a session of its own: the worker is found by its ids (the Windows
         # python.exe carries the token and the script's path; never wineserver or Wine's services).
@@ -329,12 +299,8 @@ class WineLauncher(Launcher):
 
     def close(self):
         end_prefix(self.prefix)
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            self.xvfb.terminate()
-            try:
-                self.xvfb.wait(5)
-            except subprocess.TimeoutExpired:
-                self.xvfb.kill()
+        if self.xvfb is not None:
+            self.xvfb.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.guard.close()
 
@@ -386,6 +352,74 @@ def _guard(read_end: int, prefix: str, folders: list):
     end_prefix(Path(prefix))
     for folder in folders + received.decode(errors="replace").splitlines():
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class Xvfb:
+    """An X server for Wine's processes (Wine's desktop process needs a display even for console
+    programs), started on first use and again if it died; its output goes to log_path."""
+
+    def __init__(self, log_path: Path):
+        self.log_path = log_path
+        self.process = None
+        self.name = None
+
+    def display(self) -> str:
+        if self.process is not None and self.process.poll() is None:
+            return self.name
+        read_end, write_end = os.pipe()
+        log = open(self.log_path, "ab")
+        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
+        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
+        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
+        self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
+                                         "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,),
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True, preexec_fn=die_with_parent)
+        os.close(write_end)
+        log.close()
+        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
+        # ("Cannot write display number") if the pipe is closed in between.
+        data, deadline = b"", time.monotonic() + 30
+        while not data.endswith(b"\n") and time.monotonic() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            data += chunk
+        os.close(read_end)
+        number = data.decode().strip() if data.endswith(b"\n") else ""
+        if not number:
+            self.process.kill()
+            raise BackendUnavailable(f"Xvfb did not start: {tail(self.log_path)}")
+        self.name = f":{number}"
+        return self.name
+
+    def close(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def wine_environment(lane: Lane, prefix: Path, display: str, winedebug: str = "-all", extra=None) -> dict:
+    """The environment of a Windows program in the lane: its prefix, X display and Vulkan driver."""
+    env = dict(os.environ, **(extra or {}), WINEPREFIX=str(prefix), WINEARCH="win64", WINEDEBUG=winedebug,
+               WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display, SHELL="/bin/sh")
+    if lane.vulkan_icd:
+        env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = lane.vulkan_icd
+    return env
+
+
+def in_pty(command: list, size=None) -> list:
+    """command run in a pseudo-terminal: Windows Python dies in init_sys_streams when its stdout is
+    a pipe or a file under Wine. size: (columns, rows) of the terminal, whose width Wine's console
+    wraps its output at."""
+    shell = shlex.join(command)
+    if size:
+        shell = f"stty cols {int(size[0])} rows {int(size[1])} 2>/dev/null; exec {shell}"
+    return ["script", "-qec", shell, "/dev/null"]
 
 
 def clone_prefix(lane: Lane) -> Path:

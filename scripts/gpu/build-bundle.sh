@@ -13,14 +13,18 @@
 # Wine, no X server, no zstd and no network. What travels (docs/gpu/README.md says why):
 #   1. payload.tar.zst: a Debian 12 root file system made with debootstrap (Wine 8, Xvfb, xauth,
 #      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (the newest
-#      release of conformance/dml_releases.tsv) at /opt/py inside it; split into chunks of CHUNK_MIB, one per
-#      device-tool call (a call carries at most 64 MiB with the working tree);
+#      release of conformance/dml_releases.tsv) at /opt/py inside it, and the Windows harness's pinned
+#      win_amd64 wheels (scripts/windows_harness/requirements.txt, about 100 MB) at
+#      /opt/windows-harness/wheels; split into chunks of CHUNK_MIB, one per device-tool call (a call
+#      carries at most 64 MiB with the working tree);
 #   2. tools/: the zstd binary with its libraries (never libc), to unpack there;
 #   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies) and
 #      onnxruntime-webgpu (cp312) for the webgpu backend.
 #   4. lib/: libEGL.so.1 (Debian's libegl1), which NVIDIA's Vulkan driver needs to start.
 #   tools/, wheels/ and lib/ ride with the last chunk, or in a call of their own.
-# The harness itself travels as the working tree: every device call carries the current code.
+# The harness itself travels as the working tree: every device call carries the current code; the
+# tree snapshot also carries the project's wheel (windows-harness-wheel/), which `device.sh
+# windows-setup` pip-installs with those wheels into a Windows Python there (no network to build it).
 #
 # Everything lands in .bundle/ (ignored through .git/info/exclude, never committed):
 #   .bundle/cache/rootfs      the unpacked root (about 1 GB), rebuilt only when its recipe changes
@@ -55,6 +59,7 @@ WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==1.27.0}
 # shellcheck source=../dml_wine/releases.sh
 . "$ROOT/scripts/dml_wine/releases.sh"
 WIN_PYTHON_STAMP=$(python_stamp "$(newest_release)")
+WIN_HARNESS_LOCK=$ROOT/scripts/windows_harness/requirements.txt
 
 MODE=build
 RELEASES=""
@@ -133,6 +138,10 @@ git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, te
 json.dump({"head": git("rev-parse", "HEAD"), "dirty": git("status", "--porcelain").splitlines(),
            "taken": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, open(f"{tree}/SNAPSHOT.json", "w"), indent=1)
 EOF
+    # The project's wheel, built from the same tree, for the Windows harness (device.sh windows-setup).
+    mkdir -p "$LOGS"
+    python3 -m pip wheel -q --disable-pip-version-check --no-deps "$ROOT" -w "$tree/windows-harness-wheel" \
+        >"$LOGS/project-wheel.log" 2>&1 || fail "pip wheel of the project (see $LOGS/project-wheel.log)"
     say "tree snapshot: $(du -sh "$tree" | cut -f1) in $tree (HEAD $(git -C "$ROOT" rev-parse --short HEAD))"
 }
 release_calls() {
@@ -260,15 +269,20 @@ if [ ! -f "$WINPY/.dml-conformance" ] || [ "$(cat "$WINPY/.dml-conformance")" !=
 fi
 [ "$(cat "$WINPY/.dml-conformance")" = "$WIN_PYTHON_STAMP" ] || fail "$WINPY is not the pinned Windows Python"
 say "2/4 Windows Python: $WINPY ($WIN_PYTHON_STAMP)"
+WIN_WHEELS=$LANE_HOME/windows-harness/wheels
+DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-windows-harness.sh" --download >"$LOGS/windows-wheels.log" 2>&1 \
+    || fail "the Windows harness's wheels (see $LOGS/windows-wheels.log)"
+say "2/4 Windows harness wheels: $(ls "$WIN_WHEELS" | wc -l) in $WIN_WHEELS ($(du -sh "$WIN_WHEELS" | cut -f1))"
 
 # ---- 3. the payload: root + Windows Python, zstd, in chunks -------------------------------------
-KEY=$( { echo "$ROOT_RECIPE"; cat "$CACHE/root-packages.txt"; echo "$WIN_PYTHON_STAMP"; echo "zstd=$ZSTD_LEVEL"; } \
+KEY=$( { echo "$ROOT_RECIPE"; cat "$CACHE/root-packages.txt"; echo "$WIN_PYTHON_STAMP"; cat "$WIN_HARNESS_LOCK"
+         echo "zstd=$ZSTD_LEVEL"; } \
        | sha256sum | cut -c1-16)
 PAYLOAD=$CACHE/payload-$KEY.tar.zst
 if [ -f "$PAYLOAD" ] && [ -f "$PAYLOAD.sha256" ]; then
     say "3/4 payload: cached ($(du -h "$PAYLOAD" | cut -f1), key $KEY)"
 else
-    say "3/4 payload: packing root + Windows Python (zstd -$ZSTD_LEVEL; minutes on 2 cores)"
+    say "3/4 payload: packing root + Windows Python + Windows harness wheels (zstd -$ZSTD_LEVEL; minutes on 2 cores)"
     started=$(date +%s)
     rm -f "$CACHE"/payload-*.tar.zst "$CACHE"/payload-*.sha256
     # Sorted names and fixed owners; the root goes in as root/, the Windows Python as root/opt/py/
@@ -280,6 +294,13 @@ else
         || fail "tar of the root (see $LOGS/tar.log)"
     tar --sort=name --owner=0 --group=0 --numeric-owner --transform 's,^\.,root/opt/py,S' \
         -C "$WINPY" -rf "$TMP_TAR" . 2>>"$LOGS/tar.log" || fail "tar of the Windows Python (see $LOGS/tar.log)"
+    # Only the pinned wheels (the folder may hold others from earlier locks).
+    (cd "$WIN_WHEELS" && grep -v '^#' "$WIN_HARNESS_LOCK" | while read -r spec _; do
+        ls "$(echo "${spec%%==*}" | tr '-' '_')-${spec##*==}"-*.whl; done) > "$CACHE/windows-wheels.list" \
+        || fail "a pinned Windows wheel is missing in $WIN_WHEELS"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --transform 's,^,root/opt/windows-harness/wheels/,S' \
+        -C "$WIN_WHEELS" -rf "$TMP_TAR" -T "$CACHE/windows-wheels.list" 2>>"$LOGS/tar.log" \
+        || fail "tar of the Windows harness's wheels (see $LOGS/tar.log)"
     zstd -q -"$ZSTD_LEVEL" -T0 --long=27 "$TMP_TAR" -o "$PAYLOAD.tmp" || fail "zstd"
     rm -f "$TMP_TAR"
     mv "$PAYLOAD.tmp" "$PAYLOAD"

@@ -10,9 +10,14 @@
 #   bash scripts/gpu/device.sh releases [VERSION ...]      for each release (default: every one set up), `run`
 #                                                          the default cases and the float16 sweeps through
 #                                                          dml-direct and dml-wine: $OUT/{cases,f16-sweeps}-B-V.*
+#   bash scripts/gpu/device.sh windows-setup               pip-install the Windows harness (the project's wheel
+#                                                          from the tree snapshot, the carried win_amd64 wheels)
+#                                                          into a Windows Python under Wine (idempotent)
 #   bash scripts/gpu/device.sh run NAME -- ARGS...         conformance ARGS with the GPU environment, sampling
 #                                                          nvidia-smi; results and proof land in $OUT/NAME.*
-#                                                          (RUN_LIMIT=S interrupts it after S seconds)
+#                                                          (RUN_LIMIT=S interrupts it after S seconds;
+#                                                          WINDOWS_HARNESS=1: the Windows harness's conformance.exe
+#                                                          runs them, in process: --backend dml)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #
 # How Wine reaches the GPU (docs/gpu/README.md): Wine runs on the host, with the host's glibc (the
@@ -370,8 +375,11 @@ cmd_run() {
     t=$(date +%s.%N)
     cd "$HARNESS"
     # RUN_LIMIT=S: interrupt the run (SIGINT) after S seconds; the cases finished so far are kept.
-    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance run "$@" --results "$out/$name.jsonl" --quiet \
-        >"$out/$name.log" 2>&1 || rc=$?
+    local runner=(run)
+    # The Windows harness (docs/windows.md): its conformance.exe under Wine, results on Z: (here).
+    [ -n "${WINDOWS_HARNESS:-}" ] && runner=(lane windows -- run)
+    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance "${runner[@]}" "$@" --results "$out/$name.jsonl" \
+        --quiet >"$out/$name.log" 2>&1 || rc=$?
     local seconds; seconds=$(echo "$(date +%s.%N) - $t" | bc 2>/dev/null || "$PYTHON" -c "print($(date +%s.%N) - $t)")
     kill "$sampler" 2>/dev/null || true
     tail -n 25 "$out/$name.log"
@@ -397,6 +405,25 @@ cmd_releases() {
     done
 }
 
+cmd_windows_setup() {
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    [ -d "$R/opt/windows-harness/wheels" ] || fail "the bundle carries no Windows harness wheels (rebuild it)"
+    local wheel
+    wheel=$(ls "$HARNESS"/windows-harness-wheel/dml_conformance-*.whl 2>/dev/null | head -n 1)
+    [ -n "$wheel" ] || fail "the tree snapshot carries no project wheel (build-bundle.sh --snapshot)"
+    wine_paths; wrappers
+    # shellcheck disable=SC1091
+    . "$G/env.sh"
+    export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
+    mkdir -p "$G/lane/windows-harness"
+    ln -sfn "$R/opt/windows-harness/wheels" "$G/lane/windows-harness/wheels"
+    local t; t=$(date +%s)
+    PROJECT_WHEEL=$wheel PYTHON=$PYTHON bash "$HARNESS/scripts/setup-windows-harness.sh" 2>&1 \
+        | tee "$G/logs/windows-setup.log" | tail -n 12
+    [ "${PIPESTATUS[0]}" = 0 ] || fail "setup-windows-harness.sh (see $G/logs/windows-setup.log)"
+    say "Windows harness ready in $(since "$t") s"
+}
+
 cmd_shell() {
     [ "${1:-}" = "--" ] && shift
     wine_paths; wrappers
@@ -412,6 +439,7 @@ case $verb in
     setup) cmd_setup "$@" ;;
     run) cmd_run "$@" ;;
     releases) cmd_releases "$@" ;;
+    windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
     *) sed -n '2,24p' "$0"; exit 2 ;;
 esac
