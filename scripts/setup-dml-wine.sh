@@ -278,10 +278,17 @@ fi
 # ---- 5. Vulkan: lavapipe with VK_EXT_descriptor_indexing -----------------------------------------
 step "Vulkan: lavapipe present, VK_EXT_descriptor_indexing advertised"
 [ -n "$LVP_ICD" ] || fail "no lavapipe ICD (lvp_icd*.json) in /usr/share/vulkan/icd.d (mesa-vulkan-drivers)"
-# vulkaninfo probes window-system surfaces and fails without an X server (vulkan-tools 1.3.239).
-start_xvfb
-VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1 \
-    || fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
+# vulkaninfo probes window-system surfaces and fails without an X server (vulkan-tools 1.3.239). An
+# Xvfb that lost its display number to another one starting at the same moment is replaced.
+for attempt in 1 2 3; do
+    start_xvfb
+    if VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1
+    then break; fi
+    [ "$attempt" = 3 ] && fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
+    kill "$XVFB_PID" 2>/dev/null || true
+    XVFB_PID=
+    sleep 1
+done
 grep -q "llvmpipe" "$LOGS/vulkaninfo-summary.log" || fail "lavapipe (llvmpipe) is not in vulkaninfo --summary"
 VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo >"$LOGS/vulkaninfo.log" 2>&1 || true
 grep -q "VK_EXT_descriptor_indexing" "$LOGS/vulkaninfo.log" \
