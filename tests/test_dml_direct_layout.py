@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from conformance import specs
+from conformance.caseload import load_paths
 from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import OperatorDescription, calc_buffer_tensor_size
 from conformance.dmldirect.hresult import HResultError, describe, name
@@ -137,6 +138,9 @@ def test_the_independent_x64_layout_by_hand():
     assert abi.x64_layout(["tensor", "tensor", "enum", "uint", "int"]) == (32, [0, 8, 16, 20, 24])
 
 
+_SHIPPED = load_paths()
+
+
 @pytest.mark.parametrize("op", sorted(specs.SPECS))
 def test_every_spec_has_a_description_layout_asserted_against_x64(op):
     """Each spec's DML_OPERATOR_TYPE is in DirectML.h's enum, and its description (the two tensors,
@@ -144,7 +148,8 @@ def test_every_spec_has_a_description_layout_asserted_against_x64(op):
     header's struct, that size too."""
     spec = specs.get(op)
     assert f"DML_OPERATOR_{spec.name}" in abi.ENUMS
-    desc_type = type(_description(op).struct)
+    case = next(c for c in _SHIPPED if c.op == op)  # a shipped case's fields, as the loader fills them
+    desc_type = type(_description(op, case.dtype, case.shape, case.params).struct)
     size, offsets = abi.x64_layout(["tensor", "tensor"] + [p.kind for p in spec.parameters])
     assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
     assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
