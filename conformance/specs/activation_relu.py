@@ -7,6 +7,11 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     return OnnxNode("Relu", 14)
 
 
+def integers(params: dict, dtype: str):
+    """max(0, x)."""
+    return lambda x: max(0, x)
+
+
 SPEC = OperatorSpec(
     name="ACTIVATION_RELU",
     struct="DML_ACTIVATION_RELU_OPERATOR_DESC",
@@ -25,4 +30,5 @@ SPEC = OperatorSpec(
     notes=("NaN: Direct3D max returns the non-NaN operand, so f(NaN) = 0; max(0, -0) = +0.",
            "Integer tensors (INT32, INT16, INT8, from 5_1) are exact: max(0, x) in the tensor type.",
            "Tolerance: WebNN's relu (0 ULP float32 and float16)."),
+    integers=integers,
 )

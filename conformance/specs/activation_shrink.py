@@ -1,8 +1,10 @@
+from fractions import Fraction
+
 import numpy as np
 
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec, Parameter,
+                                    SupportTable, around, exact_field, saturate)
 from conformance.specs.primitives import X, select
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TENSORS, OnnxNode, OperatorSpec,
-                                    Parameter, SupportTable, around)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
@@ -13,6 +15,14 @@ def special_values(dtype: str, params: dict) -> list:
     """+-Threshold and their neighbours (for integer types: the integers around them)."""
     threshold = float(np.float32(params["Threshold"]))
     return around(threshold, dtype) + around(-threshold, dtype)
+
+
+def integers(params: dict, dtype: str):
+    """x - Bias above Threshold, x + Bias below -Threshold, else 0, exactly, rounded to nearest
+    even and saturated."""
+    bias, threshold = exact_field(params["Bias"]), exact_field(params["Threshold"])
+    return lambda x: saturate(round(x - bias if x > threshold else x + bias if x < -threshold else Fraction(0)),
+                              dtype)
 
 
 SPEC = OperatorSpec(
@@ -42,4 +52,5 @@ SPEC = OperatorSpec(
            "integer type here: rounded half to even, saturated at the type's range (DirectML 1.15.4 was seen "
            "to do the same, through float32 arithmetic).",
            "Tolerance: WebNN has no shrink; 1 ULP for the one rounding of x -+ Bias."),
+    integers=integers,
 )

@@ -1,5 +1,7 @@
 """What a DirectML operator page says, as data."""
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -185,3 +187,38 @@ def integral_edges(dtype: str) -> list:
     whole = 2.0 ** np.finfo(dtype).nmant
     fractions = [0.25, 0.5, 0.75, 1.5, 2.5]
     return fractions + [-v for v in fractions] + neighbours([whole, -whole], dtype)
+
+
+# -- integer semantics on Python ints (OperatorSpec.integers), written apart from the oracles --------
+
+def wrap(value: int, dtype: str) -> int:
+    """Two's complement wraparound into dtype (where a page is silent: |INT_MIN|, -INT_MIN, ~x)."""
+    info = np.iinfo(dtype)
+    return (value - info.min) % (1 << info.bits) + info.min
+
+
+def saturate(value: int, dtype: str) -> int:
+    info = np.iinfo(dtype)
+    return min(max(value, info.min), info.max)
+
+
+def exact_field(value) -> Fraction:
+    """A FLOAT field (a float32) as an exact rational."""
+    return Fraction(float(np.float32(value)))
+
+
+def cast_bound(bound, dtype: str) -> int:
+    """A FLOAT bound in an integer tensor's type: toward zero, saturating (NaN: 0)."""
+    value = float(np.float32(bound))
+    info = np.iinfo(dtype)
+    whole = 0 if value != value else info.max if value == math.inf else info.min if value == -math.inf else int(value)
+    return saturate(whole, dtype)
+
+
+def scaled_integers(params: dict, dtype: str):
+    """x * Scale + Bias on an integer exactly, truncated toward zero; None without ScaleBias."""
+    scale_bias = params.get("ScaleBias")
+    if scale_bias is None:
+        return None
+    scale, bias = exact_field(scale_bias.get("Scale", 1.0)), exact_field(scale_bias.get("Bias", 0.0))
+    return lambda x: int(x * scale + bias)

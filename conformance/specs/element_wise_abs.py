@@ -1,8 +1,18 @@
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec,
-                                    SupportTable, one_node, page)
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec, SupportTable,
+                                    one_node, page, saturate, scaled_integers, wrap)
 from conformance.specs.primitives import X, abs_
 
 SIGNED_32 = ("int32", "int16", "int8")
+
+
+def integers(params: dict, dtype: str):
+    """|x| wrapping in two's complement (|INT_MIN| = INT_MIN, the documented choice); with ScaleBias,
+    |x * Scale + Bias| truncated and saturated."""
+    scaled = scaled_integers(params, dtype)
+    if scaled is None:
+        return lambda x: wrap(abs(x), dtype)
+    return lambda x: saturate(abs(scaled(x)), dtype)
+
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_ABS",
@@ -27,4 +37,5 @@ SPEC = OperatorSpec(
            "ScaleBias on an integer tensor (the page is silent): g(x) exact, truncated toward zero, "
            "|g| saturated to the type.",
            "No unsigned types on the page."),
+    integers=integers,
 )

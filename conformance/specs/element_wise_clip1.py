@@ -42,6 +42,16 @@ def d3d(params: dict):
     return maximum(low, minimum(X, high))
 
 
+def integers(params: dict, dtype: str):
+    """max(Min, min(x, Max)) with the typed bounds (unset: the type's limits); None with ScaleBias."""
+    if params.get("ScaleBias") is not None:
+        return None
+    info = np.iinfo(dtype)
+    low = info.min if params.get("Min") is None else int(params["Min"])
+    high = info.max if params.get("Max") is None else int(params["Max"])
+    return lambda x: max(low, min(x, high))
+
+
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_CLIP1",
     struct=STRUCT,
@@ -51,11 +61,13 @@ SPEC = OperatorSpec(
     parameters=(SCALE_BIAS,
                 Parameter("MinMaxDataType", "data_type", None,
                           "The data type of Min and Max, which must match OutputTensor.DataType "
-                          "(unset: the tensor's type)."),
+                          "(unset: the tensor's type).", unset=lambda dtype: dtype),
                 Parameter("Min", "scalar", None, "The minimum; values below it become Min (unset: the "
-                          "type's lowest finite value).", typed_by="MinMaxDataType"),
+                          "type's lowest finite value).", typed_by="MinMaxDataType",
+                          unset=lambda dtype: typed_bound(None, dtype, False)),
                 Parameter("Max", "scalar", None, "The maximum; values above it become Max (unset: the "
-                          "type's highest finite value).", typed_by="MinMaxDataType")),
+                          "type's highest finite value).", typed_by="MinMaxDataType",
+                          unset=lambda dtype: typed_bound(None, dtype, True))),
     introduced="5_0",
     tables=(SupportTable("5_0", ONE_TO_EIGHT, FLOATS + ("int64", "int32", "int16", "int8", "uint64", "uint32",
                                                         "uint16", "uint8")),),
@@ -73,4 +85,5 @@ SPEC = OperatorSpec(
            "The page gives no typical bounds; unset, they are the type's lowest and highest finite values "
            "(ONNX Runtime's Clip without min or max), so -inf clips to the lowest finite float.",
            "Unlike CLIP's FLOAT fields, the bounds are the tensor's type: an int64 bound is exact."),
+    integers=integers,
 )

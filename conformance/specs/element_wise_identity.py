@@ -1,6 +1,15 @@
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS,
-                                    OperatorSpec, SupportTable, one_node, page)
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec,
+                                    SupportTable, one_node, page, saturate, scaled_integers)
 from conformance.specs.primitives import X
+
+
+def integers(params: dict, dtype: str):
+    """x; with ScaleBias, x * Scale + Bias truncated and saturated."""
+    scaled = scaled_integers(params, dtype)
+    if scaled is None:
+        return lambda x: x
+    return lambda x: saturate(scaled(x), dtype)
+
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_IDENTITY",
@@ -23,4 +32,5 @@ SPEC = OperatorSpec(
     source=page("DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC"),
     notes=("ScaleBias on an integer tensor (the page is silent): g(x) exact, truncated toward zero, "
            "saturated to the type.",),
+    integers=integers,
 )
