@@ -5,15 +5,16 @@
 
 Sections (each figure is measured in this run, next to what it is compared with):
 
-1. verification: oracle + comparison of a large float32 (and float16) tensor,
+1. verification: oracle + comparison of a large float32 (and float16) tensor of
+   each workload (sweeps/bench/: an operator, data type and fields each),
    against ONNX Runtime's CPU provider on the same operator and tensor, and
    against the plain path (whole-tensor float64 numpy oracle + compare.compare);
 2. small cases: the default cases/ on the cpu backend, against a baseline that
    makes one session per case the way ONNX's backend test runner does
    (onnxruntime.backend.prepare, run, verify, drop);
-3. sweep: exhaustive_float32 of ACTIVATION_CELU (Alpha = 1) from 2**20 to 2**32
-   elements, each `conformance run` in its own process (seconds, elements per
-   second, peak RSS);
+3. sweep: exhaustive_float32 of the primary workload (the first) from 2**20 to
+   2**32 elements, each `conformance run` in its own process (seconds, elements
+   per second, peak RSS);
 4. --jobs: the large-tensor verification on 1 thread and on every core, and
    whether the results are the same.
 
@@ -36,6 +37,22 @@ TARGET_BASELINE_RATIO = 10
 TARGET_SWEEP_SECONDS = 600
 TARGET_SWEEP_RSS_MIB = 1024
 LARGE = 1 << 24
+WORKLOADS = Path(__file__).resolve().parent.parent / "sweeps" / "bench"
+
+
+def workloads(paths=None) -> list:
+    """[(operator, data type, fields)]: each case of sweeps/bench/ once, the primary one first."""
+    from conformance.caseload import load_paths
+    found = []
+    for case in load_paths(paths or [WORKLOADS]):
+        entry = (case.op, case.dtype, case.params)
+        if entry not in found:
+            found.append(entry)
+    return found
+
+
+def _short(op: str) -> str:
+    return op.replace("ELEMENT_WISE_", "").replace("ACTIVATION_", "")
 
 
 def _best(function, repeats=3):
@@ -151,19 +168,17 @@ def onnx_backend_style(cases):
     from conformance import runner, specs
     from conformance.backends.base import NOT_REACHABLE, OK, Outcome
     from conformance.backends.ort import _classify
-    from conformance.onnx_models import IR_VERSION, tensor_type
+    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, tensor_type
     from conformance.specs.base import NotReachable
 
     def model(node, dtype, shape):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                      for i, value in enumerate(node.constant_inputs)]
         graph = helper.make_graph(
-            [helper.make_node(node.op_type, ["x"] + [c.name for c in constants], ["y"], name=f"{node.op_type}_0",
-                              **node.attributes)], "case",
+            [onnx_node(node, ["x"] + [c.name for c in constants], ["y"], f"{node.op_type}_0")], "case",
             [helper.make_tensor_value_info("x", tensor_type(dtype), shape)],
             [helper.make_tensor_value_info("y", tensor_type(dtype), shape)], initializer=constants)
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(node.opset, 13))],
-                                 ir_version=IR_VERSION)
+        return helper.make_model(graph, opset_imports=opset_imports([node]), ir_version=IR_VERSION)
 
     records = []
     for case in cases:
@@ -199,25 +214,21 @@ except OSError:
 sys.exit(code)
 """
 
-SWEEP_FILE = """operator: ACTIVATION_CELU
-groups:
-  - dtypes: [float32]
-    shapes: [auto]
-    params:
-      Alpha: 1.0
-    inputs:
-      - {generator}
-"""
+def sweep_file(op: str, params: dict, generator: str) -> str:
+    """A case file of one float32 case: op with params (JSON is YAML), inputs from generator."""
+    fields = json.dumps({k: v for k, v in params.items() if v is not None})
+    return (f"operator: {op}\ngroups:\n  - dtypes: [float32]\n    shapes: [auto]\n    params: {fields}\n"
+            f"    inputs:\n      - {generator}\n")
 
 
-def sweep(exponent: int, jobs: int) -> dict:
-    """2**exponent float32 bit patterns spread over all 2**32 (step 2**(32 - exponent)), through
-    `conformance run` in a process of its own: wall seconds and that process's peak RSS."""
+def sweep(exponent: int, jobs: int, op: str, params: dict) -> dict:
+    """2**exponent float32 bit patterns spread over all 2**32 (step 2**(32 - exponent)) of op with
+    params, through `conformance run` in a process of its own: wall seconds and that process's peak RSS."""
     step = 1 << (32 - exponent)
     generator = "{kind: exhaustive_float32}" if step == 1 else f"{{kind: exhaustive_float32, step: {step}}}"
     with tempfile.TemporaryDirectory() as folder:
         case_file = Path(folder) / "sweep.yaml"
-        case_file.write_text(SWEEP_FILE.format(generator=generator))
+        case_file.write_text(sweep_file(op, params, generator))
         results = Path(folder) / "r.jsonl"
         command = [sys.executable, "-c", _CHILD, "run", str(case_file), "--backend", "cpu", "--quiet",
                    "--results", str(results), "--jobs", str(jobs)]
@@ -279,18 +290,15 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
     small = small_cases(jobs, repeats)
     figures["small_cases"] = small
     out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
-    rows = [verification("ACTIVATION_CELU", "float32", {"Alpha": 1.0}, LARGE, jobs, repeats)]
-    rows.append(verification("ACTIVATION_SCALED_ELU", "float32", {}, LARGE, jobs, repeats, plain=False))
-    rows.append(verification("ELEMENT_WISE_CLIP", "float32", {"Min": -5.0, "Max": 5.0}, LARGE, jobs, repeats,
-                             plain=False))
-    rows.append(verification("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 2.5}, LARGE, jobs, repeats,
-                             plain=False))
-    rows.append(verification("ACTIVATION_SCALED_ELU", "float16", {}, LARGE, jobs, repeats))
+    chosen = workloads()
+    primary_op, _, primary_params = chosen[0]
+    rows = [verification(op, dtype, params, LARGE, jobs, repeats, plain=number == 0 or dtype == "float16")
+            for number, (op, dtype, params) in enumerate(chosen)]
     figures["verification"] = rows
-    out("sweep: exhaustive_float32 ACTIVATION_CELU, each size in its own process ...")
+    out(f"sweep: exhaustive_float32 {primary_op}, each size in its own process ...")
     sweeps = []
     for exponent in (20, 24, 28) + (() if quick else (32,)):
-        sweeps.append(sweep(exponent, jobs))
+        sweeps.append(sweep(exponent, jobs, primary_op, primary_params))
         out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
     figures["sweep"] = sweeps
 
@@ -299,18 +307,19 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
     table = []
     primary = rows[0]
     ratio = primary["fast"] / primary["ort"]
-    table.append(["verify CELU float32 2**24: oracle + compare", _m(primary["fast"]),
+    name = f"{_short(primary['op'])} {primary['dtype']}"
+    table.append([f"verify {name} 2**24: oracle + compare", _m(primary["fast"]),
                   f"CPU provider {_m(primary['ort'])}", f"{ratio:.2f}x", f">= {TARGET_VERIFY_RATIO}x",
                   _yes(ratio >= TARGET_VERIFY_RATIO)])
     table.append(["  plain path (whole-tensor numpy oracle + compare)", _m(primary["plain"]),
                   f"oracle alone {_m(primary['plain_oracle_only'])}", f"{primary['fast'] / primary['plain']:.1f}x faster",
                   "", _yes(primary["identical"]) + " same result"])
     for row in rows[1:]:
-        name = f"verify {row['op'].replace('ELEMENT_WISE_', '').replace('ACTIVATION_', '')} {row['dtype']} 2**24"
+        label = f"verify {_short(row['op'])} {row['dtype']} 2**24"
         note = ""
         if "plain" in row:
             note = f"{row['fast'] / row['plain']:.0f}x the plain path"
-        table.append([name + (" (table)" if row["dtype"] == "float16" else ""), _m(row["fast"]),
+        table.append([label + (" (table)" if row["dtype"] == "float16" else ""), _m(row["fast"]),
                       f"CPU provider {_m(row['ort'])}", f"{row['fast'] / row['ort']:.2f}x", note,
                       _yes(row.get("identical", True)) + " same result" if "identical" in row else ""])
     rate = small["cases"] / small["seconds"]
@@ -333,12 +342,13 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
         if item["exponent"] == 32:
             target = f"<= {TARGET_SWEEP_SECONDS} s, < {TARGET_SWEEP_RSS_MIB} MiB"
             met = _yes(item["wall"] <= TARGET_SWEEP_SECONDS and item["peak_rss_mib"] < TARGET_SWEEP_RSS_MIB)
-        table.append([f"sweep CELU float32 2**{item['exponent']} ({item['status']}, max {item['max_ulp']} ULP)",
+        table.append([f"sweep {_short(primary_op)} float32 2**{item['exponent']} ({item['status']}, "
+                      f"max {item['max_ulp']} ULP)",
                       _m(item["elements"] / item["wall"]),
                       f"{item['wall']:.1f} s, peak RSS {item['peak_rss_mib']:.0f} MiB", growth, target, met])
         previous = item
     if "fast_1_thread" in primary:
-        table.append([f"--jobs {jobs} vs --jobs 1 (CELU float32 2**24 verification)", _m(primary["fast"]),
+        table.append([f"--jobs {jobs} vs --jobs 1 ({name} 2**24 verification)", _m(primary["fast"]),
                       f"1 thread {_m(primary['fast_1_thread'])}",
                       f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
                       _yes(primary["jobs_identical"])])

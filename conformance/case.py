@@ -23,6 +23,7 @@ class Case:
     source: str = ""  # file:line of the group
     global_seed: int = 0
     own_values: object = field(default=None, repr=False)  # generator's values, if it has its own
+    smoke: bool = False  # its case file's `smoke` selects it (the CI smoke suite)
 
     @property
     def rank(self) -> int:

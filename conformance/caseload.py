@@ -13,12 +13,16 @@ import yaml
 
 from conformance import inputs, specs
 from conformance.case import Case
+from conformance.errors import BadInput
 from conformance.schema import CASE_FILE
+from conformance.selection import compile_expression
 
 MAX_FILE_BYTES = 1 << 20
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
-SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
+# A wheel installs the shipped case files as conformance/cases; a checkout has them beside the package.
+_INSTALLED_CASES = Path(__file__).resolve().parent / "cases"
+SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else Path(__file__).resolve().parent.parent / "cases"
 
 
 class CaseFileError(Exception):
@@ -169,9 +173,26 @@ def _expand(path, data, lines, global_seed, max_elements, tolerance_override, fo
         if len(cases) > MAX_CASES_PER_FILE:
             problems.append(f"{where(*at)}the file expands to more than {MAX_CASES_PER_FILE} cases")
             break
+    if not problems and "smoke" in data:
+        problems += _mark_smoke(cases, data["smoke"], where("smoke"))
     if problems:
         raise CaseFileError(problems)
     return cases
+
+
+def _mark_smoke(cases, expression, where) -> list:
+    """The file's own smoke cases: the -k expression `smoke` selects them among the file's cases
+    (conformance run --smoke runs every file's; CI runs them through dml-wine)."""
+    try:
+        matcher = compile_expression(expression)
+    except BadInput as error:
+        return [f"{where}smoke: {error}"]
+    chosen = [case for case in cases if matcher(case.id)]
+    if not chosen:
+        return [f"{where}smoke {expression!r} selects none of the file's cases"]
+    for case in chosen:
+        case.smoke = True
+    return []
 
 
 def _check_group(spec, group, at, where, max_elements) -> list:
@@ -205,13 +226,18 @@ def _check_group(spec, group, at, where, max_elements) -> list:
 
 
 def _wanted(parameter, value) -> str | None:
-    """What a value of parameter must be, where value is not that; None where it is."""
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    """What a value of this field must be, if this value is not that (None: it is)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if parameter.kind == "scale_bias":
+        return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
     if parameter.kind == "enum":
-        return None if value in parameter.choices else "one of " + ", ".join(parameter.choices)
-    if parameter.kind == "float":
-        return None if is_number else "a number"
-    return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
+        return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
+    if parameter.kind == "data_type":
+        return None if value in inputs.DATA_TYPES else f"a data type ({', '.join(inputs.DATA_TYPES)})"
+    if parameter.kind in ("int", "uint"):
+        whole = number and float(value).is_integer() and (parameter.kind == "int" or value >= 0)
+        return None if whole else ("an integer" if parameter.kind == "int" else "an integer >= 0")
+    return None if number else "a number"  # float, scalar
 
 
 def _check_generator(generator, dtypes, where) -> list:
@@ -251,11 +277,13 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"]):
         chosen = dict(zip(names, combo))
         full = {**spec.defaults(), **chosen}
+        # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
+        full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
         own = inputs.values_for(generator, dtype, spec, full)
         natural = inputs.natural_count(generator, own)
         shape, from_generator = _shape(shape_entry, natural)
         rank = len(shape)
-        level = spec.required_level(dtype, rank)
+        level = spec.required_level(dtype, rank, full)
         source = f"{path}:{_line(lines, at)}"
         if level is None:
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")

@@ -26,6 +26,8 @@ RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 def main(argv=None) -> int:
+    from conformance.progress import tolerant_console
+    tolerant_console()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -40,6 +42,9 @@ def main(argv=None) -> int:
             return _harness_bug()  # a socket's, say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
         return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:  # outside a run's own handling (loading, starting the backend, reports)
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
@@ -81,12 +86,14 @@ def build_parser():
     def case_options(p):
         p.add_argument("paths", nargs="*", help="case files or folders (default: the shipped cases/)")
         p.add_argument("-k", dest="keyword", help="select cases whose id matches, pytest style: "
-                       "'CLIP and float16 and not specials'")
+                       "'float16 and rank4 and not specials'")
+        p.add_argument("--smoke", action="store_true", help="only the smoke cases (each case file's `smoke` "
+                       "selection: what CI runs through dml-wine)")
         p.add_argument("--seed", type=int, default=0, help="global seed (each case derives its own)")
         p.add_argument("--max-elements", type=int, default=DEFAULT_MAX_ELEMENTS,
                        help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS})")
         p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
-                       help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
+                       help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
         p.add_argument("--forbid-flush", action="store_true", help="do not accept flushed denormals")
         p.add_argument("--tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
                        help="what decides a case's status: d3d (default: each element within the interval "
@@ -138,6 +145,8 @@ def build_parser():
 def _load(args):
     tolerance = parse_tolerances(args.tolerance)
     cases = load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+    if args.smoke:
+        cases = [case for case in cases if case.smoke]
     return select(cases, args.keyword) if args.keyword else cases
 
 
@@ -177,7 +186,8 @@ def cmd_run(args) -> int:
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     cases = _load(args)
     if not cases:
-        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else ""))
+        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else "")
+                       + (" among the smoke cases" if args.smoke else ""))
     jobs = _jobs(args.jobs)
     check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
                     ("--html", args.html), ("--junit", args.junit)],
@@ -240,9 +250,8 @@ def _jobs(value: int) -> int:
 
 
 def _write(path, text):
-    from pathlib import Path
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+    from conformance.results import write_report
+    write_report(path, text)
     print(f"wrote {path}")
 
 

@@ -43,6 +43,9 @@ def register(subparsers):
     compare.add_argument("results", nargs="+", help="two or more results files (dml, cpu, webgpu ...)")
     compare.add_argument("--html", help="write the comparison as HTML here")
     compare.add_argument("--markdown", help="write the comparison as markdown here")
+    compare.add_argument("--releases", action="store_true",
+                         help="runs of several DirectML releases: order and label them by the DirectML.dll each "
+                         "loaded, and list what changed between consecutive releases of each backend")
     compare.set_defaults(handler=cmd_compare)
 
 
@@ -50,20 +53,20 @@ def write_reports(args, header, records, footer):
     """--html, --markdown and --junit, whichever were given."""
     from reports import html, junit, markdown
     if getattr(args, "html", None):
-        _write(args.html, html.render_report(header, records, footer))
+        write_file(args.html, html.render_report(header, records, footer))
     if getattr(args, "markdown", None):
-        _write(args.markdown, markdown.report(header, records, footer))
+        write_file(args.markdown, markdown.report(header, records, footer))
     if getattr(args, "junit", None):
-        _write(args.junit, junit.render(header, records, footer))
+        write_file(args.junit, junit.render(header, records, footer))
 
 
 def after_run(args, header, records, footer):
     """Called by `conformance run` once the results are written (run writes --markdown itself)."""
     from reports import html, junit
     if getattr(args, "html", None):
-        _write(args.html, html.render_report(header, records, footer))
+        write_file(args.html, html.render_report(header, records, footer))
     if getattr(args, "junit", None):
-        _write(args.junit, junit.render(header, records, footer))
+        write_file(args.junit, junit.render(header, records, footer))
 
 
 def _read(path):
@@ -106,9 +109,9 @@ def cmd_diff(args) -> int:
     result = diff.diff_files(args.a, args.b, allow_missing=args.allow_missing)
     print(text_diff(result, args.limit))
     if args.html:
-        _write(args.html, html.render_diff(result))
+        write_file(args.html, html.render_diff(result))
     if args.markdown:
-        _write(args.markdown, markdown.diff(result))
+        write_file(args.markdown, markdown.diff(result))
     return EXIT_REGRESSION if result.failed else EXIT_OK
 
 
@@ -139,24 +142,29 @@ def _cell(record) -> str:
 def cmd_compare(args) -> int:
     from tabulate import tabulate
 
-    from reports import html, markdown, sidebyside
+    from reports import html, markdown, releases, sidebyside
     if len(args.results) < 2:
         raise BadInput("compare needs two or more results files")
     _check_outputs(args)
     for path in args.results:
         _read(path)
-    result = sidebyside.compare_files(args.results)
+    result = (releases.compare_files if args.releases else sidebyside.compare_files)(args.results)
     rows = [[op, dtype, level] + [c.headline if c else "-" for c in cells] for op, dtype, level, cells in result.rows]
     print(tabulate(rows, headers=["operator", "data type", "FL"] + result.labels, disable_numparse=True))
     print(f"\n{len(result.differing)} case(s) differ between the runs")
+    for step in result.steps:
+        print(f"\n{step.before.label} -> {step.after.label}: {len(step.diff.regressions)} regression(s); "
+              f"{step.diff.summary()}")
+        for change in step.diff.regressions:
+            print(f"  regression: {change.id}: {_cell(change.before)} -> {_cell(change.after)}")
     if args.html:
-        _write(args.html, html.render_compare(result))
+        write_file(args.html, html.render_compare(result))
     if args.markdown:
-        _write(args.markdown, markdown.compare(result))
+        write_file(args.markdown, markdown.compare(result))
     return EXIT_OK
 
 
-def _write(path, text):
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text, encoding="utf-8")
+def write_file(path, text):
+    from conformance.results import write_report
+    write_report(path, text)
     print(f"wrote {path}", file=sys.stderr)

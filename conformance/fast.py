@@ -14,8 +14,9 @@ The oracle stays oracle/<op>.py, in float64, rounded once; this layer decides
   release the GIL), each chunk split by a compiled pass (fast_kernels) into
   elements equal to the exactly rounded value, counted, and the rest, which
   compare.compare analyses in full (flushing, NaN, intervals, worst elements);
-- float32 CELU, SCALED_ELU and CLIP: the formula's element-wise operations in
-  the compiled pass, around numpy's own np.expm1 (fast_kernels_jit._formula);
+- float32 operators whose oracle module declares a float32_plan: the formula's
+  element-wise operations in the compiled pass, around numpy's own np.expm1
+  (fast_kernels_jit FORMULAS), registered by the operator, not named here;
 - float16: the oracle once on all 65,536 inputs per operator and parameter set,
   then a gather per element;
 - memoised f(+0), f(-0) per operator, data type and parameters.
@@ -32,12 +33,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import oracle
-from conformance import fast_kernels
+from conformance import fast_kernels, specs
 from conformance.compare import (WORST_SHOWN, Comparison, bin_index, compare, empty_interval_summary,
                                  histogram_bins)
 from conformance.expected import expected_and_reference, interval_judge, zero_results
 from conformance.ulp import fractional_ulp_error, ulp_distance
-from oracle.rounding import cast_bound_to_tensor_type, float_param
 
 CHUNK = 1 << 16  # elements per oracle call: its float64 buffers (512 KiB) stay in the core's L2
 SMALL = 1 << 14  # tensors up to this size take the small path (no chunks, no threads)
@@ -50,11 +50,14 @@ KERNEL_RUN_MIN = 1 << 23
 # less to evaluate directly, unless the compiled loops read the table for it.
 F16_TABLE_MIN = 1 << 18
 TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
-# Operators whose oracle maps each element on its own (no reduction, no neighbour):
-# only these may be chunked or tabulated. A new operator joins after a look at its formula.
-ELEMENTWISE = frozenset({"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP",
-                         "ELEMENT_WISE_CONSTANT_POW"})
 _FLOATS = ("float32", "float16")
+
+
+def elementwise(case) -> bool:
+    """Only an operator whose output element depends on its input element alone (its spec's
+    `elementwise`), with an output of its input's type, may be chunked, grouped or tabulated."""
+    spec = specs.get(case.op)
+    return spec.elementwise and spec.output_dtype(case.dtype) == case.dtype
 
 
 def usable_cpus() -> int:
@@ -199,6 +202,22 @@ def identical(expected, actual, reference=None) -> Comparison:
                       histogram={"bins": [[0, 0, n]], "nan": 0, "flushed": 0}, d3d=empty_interval_summary())
 
 
+def _prepare(kernel, divisor):
+    """prepare(x, buffer) of a declared plan: np.expm1(float64(x) / divisor) into the buffer, or
+    nothing where the formula reads x alone (divisor None)."""
+    if divisor is None:
+        return lambda x, buffer: buffer
+    power_of_two = divisor > 0 and math.frexp(divisor)[0] == 0.5
+
+    def prepare(x, buffer):
+        if power_of_two:  # x / 2**k == x * 2**-k, both correctly rounded
+            kernel.multiply(x, 1.0 / divisor, buffer)
+        else:
+            kernel.divide(x, divisor, buffer)
+        return np.expm1(buffer, out=buffer)
+    return prepare
+
+
 class _Float16Table:
     """The oracle on all 65,536 float16 values, for one operator and parameter set."""
 
@@ -222,8 +241,9 @@ class Verifier:
                  formulas: bool = True):
         """kernel: "auto" (load the compiled comparison when the work is large enough), "always"
         or "never" (compare.compare on every chunk). formulas: with the compiled comparison,
-        make float32 CELU, SCALED_ELU and CLIP references in the kernel (fast_kernels_jit:
-        the formula's operations around numpy's np.expm1) rather than through oracle/<op>.py."""
+        make float32 references in the kernel where the operator's oracle module declares a
+        float32_plan (fast_kernels_jit: the formula's operations around numpy's np.expm1)
+        rather than through oracle/<op>.py's reference()."""
         self.jobs = max(1, int(jobs))
         self.kernel = kernel
         self.formulas = formulas
@@ -274,35 +294,19 @@ class Verifier:
     def _float32_plan(self, case, kernel):
         """(formula, p0, p1, prepare): how kernel.float32_stats makes this case's reference.
         prepare(x, buffer) -> what the kernel reads: the literal reference (LITERAL), or
-        np.expm1 of the formula's argument, or nothing (CLIP)."""
+        np.expm1 of the formula's argument, or nothing. The operator's oracle module declares
+        its formula (float32_plan); this layer names none."""
         key = (self._key(case), "float32-plan", self.formulas)
         if key in self._bound:
             return self._bound[key]
-        params = case.params
-        plan = None
-        if self.formulas and not params.get("ScaleBias") and case.nan_rule == "d3d":
-            if case.op == "ACTIVATION_CELU":
-                alpha = float_param(params["Alpha"])
-                power_of_two = alpha > 0 and math.frexp(alpha)[0] == 0.5
-
-                def prepare(x, buffer):
-                    if power_of_two:  # x / 2**k == x * 2**-k, both correctly rounded
-                        kernel.multiply(x, 1.0 / alpha, buffer)
-                    else:
-                        kernel.divide(x, alpha, buffer)
-                    return np.expm1(buffer, out=buffer)
-                plan = (kernel.CELU, alpha, 0.0, prepare)
-            elif case.op == "ACTIVATION_SCALED_ELU":
-                def prepare(x, buffer):
-                    np.copyto(buffer, x)
-                    return np.expm1(buffer, out=buffer)
-                plan = (kernel.SCALED_ELU, float_param(params["Alpha"]), float_param(params["Gamma"]), prepare)
-            elif case.op == "ELEMENT_WISE_CLIP":
-                plan = (kernel.CLIP, float(cast_bound_to_tensor_type(params["Min"], "float32")),
-                        float(cast_bound_to_tensor_type(params["Max"], "float32")), lambda x, buffer: buffer)
-        if plan is None:
+        declare = getattr(oracle.OPERATORS[oracle.normalise(case.op)], "float32_plan", None)
+        declared = declare(nan_rule=case.nan_rule, **case.params) if self.formulas and declare else None
+        if declared is None:
             function = self._reference_function(case)
             plan = (kernel.LITERAL, 0.0, 0.0, lambda x, buffer: function(x))
+        else:
+            plan = (kernel.FORMULAS[declared["formula"]], declared["p0"], declared["p1"],
+                    _prepare(kernel, declared["expm1_divisor"]))
         self._bound[key] = plan
         return plan
 
@@ -320,7 +324,7 @@ class Verifier:
     # -- judging --------------------------------------------------------------------------
 
     def accelerated(self, case, x, actual) -> bool:
-        return (self.fast and case.op in ELEMENTWISE and case.dtype in _FLOATS
+        return (self.fast and elementwise(case) and case.dtype in _FLOATS
                 and isinstance(actual, np.ndarray) and actual.dtype == x.dtype == case.dtype
                 and actual.shape == x.shape and x.size > 0)
 
@@ -335,7 +339,7 @@ class Verifier:
         return n >= KERNEL_CASE_MIN or self._plain_elements >= KERNEL_RUN_MIN
 
     def _takes_small_path(self, case, x) -> bool:
-        return self.fast and 0 < x.size <= SMALL and case.op in ELEMENTWISE and (
+        return self.fast and 0 < x.size <= SMALL and elementwise(case) and (
             case.dtype not in _FLOATS or self.kernel == "never"
             or (self.kernel == "auto" and not fast_kernels.loaded()))
 
@@ -564,4 +568,4 @@ class Verifier:
         return parts
 
 
-__all__ = ["Verifier", "Tally", "CHUNK", "ELEMENTWISE", "usable_cpus"]
+__all__ = ["Verifier", "Tally", "CHUNK", "elementwise", "usable_cpus"]

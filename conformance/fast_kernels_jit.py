@@ -3,12 +3,13 @@
 One element's verdict is `_element`; `float_stats` runs it over expected bits
 given by the caller, `float16_table_stats` reads them from a float16 table, and
 `float32_stats` rounds the float64 reference to float32 itself (numpy's astype
-and this conversion are the same correctly rounded step). For float32 CELU,
-SCALED_ELU and CLIP, `float32_stats` also makes the reference: the formula's
-element-wise operations (`_formula`, the same IEEE operations in the same order
-as oracle/<op>.py; no fast-math, so no reassociation and no fused multiply-add)
-around numpy's own np.expm1, which the caller applies to a buffer first. That
-saves the literal formula's pass and temporary per operation. Both return
+and this conversion are the same correctly rounded step). Where an operator's
+oracle module declares a float32 plan (oracle/<op>.py float32_plan, naming one of
+FORMULAS), `float32_stats` also makes the reference: that formula's element-wise
+operations (`_formula`, the same IEEE operations in the same order as the
+oracle's; no fast-math, so no reassociation and no fused multiply-add) around
+numpy's own np.expm1, which the caller applies to a buffer first. That saves the
+literal formula's pass and temporary per operation. Both return
 (bad elements, max distance of the good, max |fractional| of the good as
 float64 bits) and fill `histogram` (good elements by bit length of their
 distance) and `positions` (where the bad ones are, the first `bad` entries).
@@ -111,8 +112,13 @@ def float_stats(expected_bits, actual_bits, actual, reference, tolerance, magnit
     return bad, max_distance, max_fraction
 
 
-# float32_stats formulas: the reference is given (LITERAL) or made here from x and the buffer.
-LITERAL, CELU, SCALED_ELU, CLIP = 0, 1, 2, 3
+# float32_stats formulas: the reference is given (LITERAL) or made here from x, the buffer t and the
+# parameters p0, p1. An operator's oracle module names the one that is its reference() (float32_plan).
+LITERAL, MAX0_PLUS_MIN0, POSITIVE_OR_SCALED, CLAMP = 0, 1, 2, 3
+FORMULAS = {"literal": LITERAL,
+            "max0_plus_min0": MAX0_PLUS_MIN0,          # dml_max(0, x) + dml_min(0, p0 * t)
+            "positive_or_scaled": POSITIVE_OR_SCALED,  # p1 * x if x > 0 else p1 * (p0 * t)
+            "clamp": CLAMP}                            # dml_max(p0, dml_min(x, p1))
 
 
 # np.fmax and np.fmin (the d3d NaN rule; cases with nan_rule "propagate" take the LITERAL path):
@@ -141,13 +147,14 @@ def _fmin(a, b):
 
 @numba.njit(inline="always")
 def _formula(formula, x, t, p0, p1):
-    """The float64 reference of one element: the oracle/<op>.py formula, its operations in
-    the same order, with t the buffer's value (np.expm1 of the formula's argument)."""
-    if formula == CELU:  # dml_max(0.0, x) + dml_min(0.0, alpha * np.expm1(x / alpha))
+    """The float64 reference of one element: a FORMULAS entry, its operations in the order
+    the declaring oracle module has them, with t the buffer's value (np.expm1 of the formula's
+    argument)."""
+    if formula == MAX0_PLUS_MIN0:
         return _fmax(0.0, x) + _fmin(0.0, p0 * t)
-    if formula == SCALED_ELU:  # np.where(x > 0, gamma * x, gamma * (alpha * np.expm1(x)))
+    if formula == POSITIVE_OR_SCALED:
         return p1 * x if x > 0 else p1 * (p0 * t)
-    if formula == CLIP:  # dml_max(low, dml_min(x, high))
+    if formula == CLAMP:
         return _fmax(p0, _fmin(x, p1))
     return t
 
@@ -194,29 +201,31 @@ def _literal_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram,
 
 
 @numba.njit(**JIT)
-def _celu_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
-    return _float32_stats(CELU, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
-                          positions)
-
-
-@numba.njit(**JIT)
-def _scaled_elu_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
-    return _float32_stats(SCALED_ELU, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram,
+def _max0_plus_min0_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(MAX0_PLUS_MIN0, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram,
                           scratch, positions)
 
 
 @numba.njit(**JIT)
-def _clip_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
-    return _float32_stats(CLIP, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+def _positive_or_scaled_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
+                              positions):
+    return _float32_stats(POSITIVE_OR_SCALED, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram,
+                          scratch, positions)
+
+
+@numba.njit(**JIT)
+def _clamp_stats(x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch, positions):
+    return _float32_stats(CLAMP, x, buffer, p0, p1, actual, actual_bits, tolerance, histogram, scratch,
                           positions)
 
 
-float32_stats = {LITERAL: _literal_stats, CELU: _celu_stats, SCALED_ELU: _scaled_elu_stats, CLIP: _clip_stats}
+float32_stats = {LITERAL: _literal_stats, MAX0_PLUS_MIN0: _max0_plus_min0_stats,
+                 POSITIVE_OR_SCALED: _positive_or_scaled_stats, CLAMP: _clamp_stats}
 
 
 @numba.njit(**JIT)
 def divide(x, alpha, out):
-    """out = float64(x) / alpha: CELU's argument of np.expm1."""
+    """out = float64(x) / alpha: a plan's argument of np.expm1 (expm1_divisor)."""
     for i in range(x.shape[0]):
         out[i] = np.float64(x[i]) / alpha
 

@@ -15,6 +15,8 @@ import numpy as np
 
 KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep",
          "exhaustive_float32")
+DATA_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+              "uint8")  # the tensor data types a case may name
 STREAMED = ("exhaustive_float32",)  # generators whose tensor is made (and run) chunk by chunk
 DEFAULT_COUNT = 1024  # elements of an "auto" shape for generators with no natural length
 MATERIALISE_LIMIT = 1 << 26  # a streamed generator's tensor is made whole only up to this size

@@ -1,12 +1,40 @@
 """ONNX models for one operator node, with dynamic shapes so one session serves many cases."""
 import numpy as np
-from onnx import helper, numpy_helper
+from onnx import defs, helper, numpy_helper
 
 IR_VERSION = 8  # readable by every ONNX Runtime this harness supports (1.14 on)
+MIN_OPSET = 13
 
 
 def tensor_type(dtype: str) -> int:
     return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+def onnx_node(node, inputs: list, outputs: list, name: str):
+    """node: specs.base.OnnxNode -> its NodeProto, in its own domain."""
+    return helper.make_node(node.op_type, inputs, outputs, name=name, domain=node.domain, **node.attributes)
+
+
+def opset_imports(nodes) -> list:
+    """ONNX itself at the newest opset, 13 or later where possible, at which each node's operator
+    version is still current (Dropout-7 needs an opset below 10); an experimental operator that
+    ONNX later removed (ScaledTanh, ParametricSoftplus, ...) keeps the opset it lived in, and each
+    other domain (ONNX Runtime's contrib operators) is imported at its node's version."""
+    imports = {"": max((_current_at(n) for n in nodes if not n.domain), default=MIN_OPSET)}
+    for node in nodes:
+        if node.domain:
+            imports[node.domain] = max(imports.get(node.domain, 1), node.opset)
+    return [helper.make_opsetid(domain, version) for domain, version in imports.items()]
+
+
+def _current_at(node) -> int:
+    if not defs.has(node.op_type):
+        return node.opset
+    version = defs.get_schema(node.op_type, node.opset).since_version
+    opset = max(node.opset, MIN_OPSET)
+    while defs.get_schema(node.op_type, opset).since_version != version:
+        opset -= 1
+    return opset
 
 
 def output_type(node, dtype: str) -> int:
@@ -25,15 +53,14 @@ def single_node_model(node, dtype: str) -> bytes:
     type, any shape."""
     initializers = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                     for i, value in enumerate(node.constant_inputs)]
-    onnx_node = helper.make_node(node.op_type, ["x"] + [t.name for t in initializers], ["y"],
-                                 name=f"{node.op_type}_0", **node.attributes)
-    graph = helper.make_graph([onnx_node], "conformance",
+    graph = helper.make_graph([onnx_node(node, ["x"] + [t.name for t in initializers], ["y"], f"{node.op_type}_0")],
+                              "conformance",
                               [helper.make_tensor_value_info("x", tensor_type(dtype), None)],
                               [helper.make_tensor_value_info("y", output_type(node, dtype), None)],
                               initializer=initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", max(node.opset, 13))],
+    model = helper.make_model(graph, opset_imports=opset_imports([node]),
                               ir_version=IR_VERSION, producer_name="dml-conformance")
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "tensor_type", "output_type", "as_directml"]
+__all__ = ["single_node_model", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports"]

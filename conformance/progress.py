@@ -1,5 +1,17 @@
-"""A progress bar on a terminal (tqdm), silence elsewhere."""
+"""The console: a progress bar on a terminal (tqdm), silence elsewhere; output that no console
+encoding can stop."""
 import sys
+
+
+def tolerant_console():
+    """Write what the console's encoding cannot hold as escapes (\\u4e2d) instead of raising.
+
+    On Windows, output redirected to a file or a pipe is encoded in the ANSI code page (cp1252 and
+    the like), which cannot hold every path or message: a run would die with UnicodeEncodeError
+    while printing its summary, after its results but before its reports."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 class _Quiet:

@@ -15,7 +15,6 @@ One backend per pytest process (per xdist worker), created at the first case, cl
 Results, HTML, markdown and JUnit are written by the controlling process once all cases ran.
 """
 import re
-import shlex
 import sys
 import time
 import warnings
@@ -52,7 +51,7 @@ def pytest_addoption(parser):
         help=f"the DirectML feature level to certify (default {featurelevels.DEFAULT_LEVEL})")
     add("--conformance-seed", type=int, default=0, metavar="N", help="global seed (each case derives its own)")
     add("--conformance-tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
-        help="override tolerances, e.g. 4, float16=3 or ACTIVATION_CELU:float32=20")
+        help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
     add("--conformance-forbid-flush", action="store_true", help="do not accept flushed denormals")
     add("--conformance-tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
         help="what decides a case's status: d3d (default, the Direct3D precision rules) or ulp")
@@ -184,7 +183,8 @@ def failure_text(record, state, nodeid="", ids=()) -> str:
               f"source {record['source']}",
               f"rerun: {details.rerun_command(record, state.header or {}, ids or [record['id']])}"]
     if nodeid:
-        lines.append(f"   or: pytest {shlex.quote(nodeid)} --conformance-backend {shlex.quote(record['backend'])}")
+        lines.append("   or: " + details.shell_join(["pytest", nodeid, "--conformance-backend", record["backend"]],
+                                                     state.header or {}))
     if record.get("repro"):
         lines.append(f"saved: {record['repro']}")
     return "\n".join(lines)
@@ -201,6 +201,7 @@ class State:
         self.failure = None  # BackendUnavailable, raised again for every case
         self.header = None
         self.records = []  # (order, record)
+        self.cases = []  # the cases this session will run (collected and selected)
         self.sessions = {}  # worker -> sessions created
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
@@ -253,6 +254,9 @@ class State:
     def pytest_sessionstart(self, session):
         self.started = time.perf_counter()
 
+    def pytest_collection_finish(self, session):
+        self.cases = [item.case for item in session.items if isinstance(item, CaseItem)]
+
     def pytest_sessionfinish(self, session, exitstatus):
         try:
             if not hasattr(self.config, "workerinput"):
@@ -278,6 +282,9 @@ class State:
             self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv,
                                               model=self.model)
             self.header["runner"] = "pytest"
+            prepare = getattr(self.backend, "prepare", None)
+            if prepare is not None:  # shared graphs, as `conformance run` plans them: fewer sessions
+                prepare(self.cases)
         x = case.make_input()
         began = time.perf_counter()
         outcome = self.backend.run_many([(case, x)])[0]
@@ -307,7 +314,7 @@ class State:
                   option.conformance_junit]
         if not any(wanted) or not self.records:
             return
-        from conformance.cli_reports import _write
+        from conformance.cli_reports import write_file
         from conformance.results import ResultsWriter
         from reports import html, junit, markdown
         header = dict(self.header or {"type": "header", "backend": option.conformance_backend})
@@ -321,11 +328,11 @@ class State:
                 writer.write(line)
             writer.close()
         if option.conformance_html:
-            _write(option.conformance_html, html.render_report(header, records, footer))
+            write_file(option.conformance_html, html.render_report(header, records, footer))
         if option.conformance_markdown:
-            _write(option.conformance_markdown, markdown.report(header, records, footer))
+            write_file(option.conformance_markdown, markdown.report(header, records, footer))
         if option.conformance_junit:
-            _write(option.conformance_junit, junit.render(header, records, footer))
+            write_file(option.conformance_junit, junit.render(header, records, footer))
 
     def close(self):
         if self.backend is not None:

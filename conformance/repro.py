@@ -8,6 +8,7 @@ import numpy as np
 import oracle
 from conformance import specs
 from conformance.onnx_models import single_node_model
+from conformance.results import write_report
 from conformance.specs.base import NotReachable
 
 
@@ -18,7 +19,7 @@ def save_case(directory, case, x, outcome) -> str:
     if outcome.output is not None:
         arrays["actual"] = np.asarray(outcome.output)
     np.savez(folder / "tensors.npz", **arrays)
-    (folder / "case.json").write_text(json.dumps(case.describe(), indent=2, default=str))
+    write_report(folder / "case.json", json.dumps(case.describe(), indent=2, default=str))
     try:
         (folder / "model.onnx").write_bytes(single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params),
                                                               case.dtype))

@@ -1,6 +1,8 @@
 """Results as JSON lines: a header with the run's metadata, one object per case, a footer.
 
-Each line is flushed as it is written, so a crash loses nothing already done.
+Each line is flushed as it is written, so a crash loses nothing already done. Results and reports
+end their lines with "\n" on every system (Windows' text mode would write "\r\n"): the same run
+gives the same bytes on Windows and Linux, for diffs, git and CI.
 """
 import json
 import os
@@ -15,7 +17,7 @@ class ResultsWriter:
         self._handle = None
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.path, "w", encoding="utf-8")
+            self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
 
     def write(self, record: dict):
         if self._handle:
@@ -28,6 +30,14 @@ class ResultsWriter:
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+
+
+def write_report(path, text: str):
+    """A report or any other text file the harness writes: UTF-8, "\n" line ends, folders made."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
 
 
 def _default(value):

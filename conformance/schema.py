@@ -5,7 +5,7 @@ TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
 SCALE_BIAS = {"oneOf": [{"type": "null"},
                         {"type": "object", "additionalProperties": False, "required": ["Scale", "Bias"],
                          "properties": {"Scale": NUMBER, "Bias": NUMBER}}]}
-PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, {"type": "string"}]}  # a string: an enum field's value name
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, {"type": "string"}]}  # strings: enum and data type fields
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],
@@ -49,6 +49,7 @@ CASE_FILE = {
         "tolerance": TOLERANCE,
         "flush": {"enum": ["allow", "forbid"]},
         "nan_rule": {"enum": ["d3d", "propagate"]},
+        "smoke": {"type": "string", "minLength": 1},  # a -k expression: the file's smoke cases
         "groups": {"type": "array", "items": GROUP, "minItems": 1},
     },
 }

@@ -16,7 +16,8 @@ MEANING = {
     FAIL: "numbers outside tolerance (or NaN where a number is due, or the reverse)",
     UNSUPPORTED_REQUIRED: "the backend refused a case the chosen feature level requires",
     UNSUPPORTED: "the backend refused a case the chosen feature level does not require",
-    NOT_REACHABLE: "the backend's route cannot express the case (e.g. float16 CELU through ONNX Runtime)",
+    NOT_REACHABLE: "the backend's route cannot express the case (e.g. a data type or field an ONNX "
+                   "operator lacks, through ONNX Runtime)",
     ERROR: "the backend raised an error",
     CRASH: "the backend process died",
     TIMEOUT: "the backend did not answer in time",

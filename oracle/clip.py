@@ -27,3 +27,13 @@ def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Min=-FLT_MAX, Max=FLT_M
         # truncation toward zero (the bounds are integers, so clip and truncation commute).
         return np.trunc(clipped)
     return clipped
+
+
+def float32_plan(nan_rule="d3d", Min=-FLT_MAX, Max=FLT_MAX, ScaleBias=None) -> dict | None:
+    """reference() for float32 without ScaleBias in one compiled pass (conformance/fast_kernels_jit.py
+    FORMULAS): dml_max(low, dml_min(x, high)) with the bounds cast to float32, as above
+    (tests/test_speed_equivalence.py holds the two equal)."""
+    if nan_rule != "d3d" or ScaleBias is not None:
+        return None
+    return {"formula": "clamp", "p0": float(cast_bound_to_tensor_type(Min, "float32")),
+            "p1": float(cast_bound_to_tensor_type(Max, "float32")), "expm1_divisor": None}

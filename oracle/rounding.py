@@ -18,7 +18,7 @@ def round_to(values: np.ndarray, dtype: str) -> np.ndarray:
             return np.array(values)  # already exact (a bitwise operator's bits, NaN payloads kept)
         with np.errstate(over="ignore", invalid="ignore"):
             return np.asarray(values, dtype=np.float64).astype(target)
-    if np.asarray(values).dtype.kind in "iu":
+    if np.asarray(values).dtype.kind in "iuO":  # exact integers: own type or Python ints
         return saturate_integers(np.asarray(values), dtype)
     info = np.iinfo(target)
     rounded = np.rint(np.asarray(values, dtype=np.float64))

@@ -5,7 +5,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import numpy as np
 
@@ -92,9 +92,12 @@ def keyword_for(case_id: str, all_ids) -> str:
 def known_ids(records) -> set:
     """The ids a rerun's -k must tell apart: every case of the run, and every case its case files
     expand to now (a run made with -k saw only some of them)."""
-    from conformance.caseload import CaseFileError, load_file
+    from conformance.caseload import SHIPPED_CASES, CaseFileError, load_file
     ids = {r["id"] for r in records}
-    for path in {case_path(r) for r in records} - {None}:
+    paths = {case_path(r) for r in records}
+    if None in paths and any(r.get("source") for r in records):  # shipped cases of an installed harness
+        paths |= {str(p) for p in SHIPPED_CASES.glob("*.yaml")}
+    for path in paths - {None}:
         full = next((p for p in (Path(path), REPO_ROOT / path) if p.is_file()), None)
         if full is None:
             continue
@@ -106,7 +109,8 @@ def known_ids(records) -> set:
 
 
 def rerun_command(record: dict, header: dict, all_ids=()) -> str:
-    """conformance run --backend B --seed S [--feature-level L] [tolerance and flush options] -k 'ID' PATH"""
+    """conformance run --backend B --seed S [--feature-level L] [tolerance and flush options] -k 'ID' PATH,
+    quoted for the shell of the system the run was made on (Windows: cmd and PowerShell's double quotes)."""
     args = ["conformance", "run", "--backend", str(header.get("backend") or record.get("backend") or "auto"),
             "--seed", str(header.get("seed", 0))]
     level = header.get("feature_level")
@@ -119,17 +123,34 @@ def rerun_command(record: dict, header: dict, all_ids=()) -> str:
     path = case_path(record)
     if path:
         args.append(path)
-    quoted = [shlex.quote(a) for a in args]
-    keyword = args[args.index("-k") + 1]
-    if "'" not in keyword:  # always quoted, as a person would write it
-        quoted[args.index("-k") + 1] = f"'{keyword}'"
+    return shell_join(args, header, always=args.index("-k") + 1)  # the keyword quoted, as a person writes it
+
+
+def shell_join(args, header: dict, always=None) -> str:
+    """args as one command line for the shell of the run's system (header["os"]); args[always] is
+    quoted even where it need not be."""
+    windows = str(header.get("os") or "").startswith("Windows")
+    quoted = []
+    for number, arg in enumerate(args):
+        if windows:
+            plain = re.fullmatch(r"[\w./:\\=+-]+", arg) and number != always
+            quoted.append(arg if plain else '"' + arg.replace('"', '\\"') + '"')
+        else:
+            text = shlex.quote(arg)
+            quoted.append(f"'{arg}'" if number == always and text == arg and "'" not in arg else text)
     return " ".join(quoted)
 
 
 def case_path(record: dict) -> str | None:
+    """The case file of a record, as a rerun names it: relative to the checkout for the checkout's
+    files; none for the cases a pip-installed harness ships (conformance/cases, found without a
+    path), whichever system reads the record; else as recorded."""
     source = record.get("source") or ""
     path = source.rsplit(":", 1)[0] if re.search(r":\d+$", source) else source
     if not path:
+        return None
+    parts = PureWindowsPath(path).parts if "\\" in path else Path(path).parts
+    if tuple(parts[-3:-1]) == ("conformance", "cases"):
         return None
     try:
         return str(Path(path).resolve().relative_to(REPO_ROOT))

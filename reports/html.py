@@ -89,7 +89,8 @@ def render_diff(result) -> str:
 
 
 def render_compare(result) -> str:
-    return _page("compare.html.j2", cmp=result, other=other_verdict)
+    from reports.diff import ORDER
+    return _page("compare.html.j2", cmp=result, kinds=ORDER, other=other_verdict)
 
 
 def _compact(value) -> str:

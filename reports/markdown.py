@@ -170,7 +170,25 @@ def compare(result) -> str:
                         ["case"] + labels), ""]
         if len(result.differing) > len(shown):
             parts += [f"... and {len(result.differing) - len(shown)} more.", ""]
+    if result.steps:
+        parts += releases(result.steps)
     return "\n".join(parts)
+
+
+def releases(steps) -> list:
+    """Lines: what changed between consecutive releases (reports.releases.Step), regressions first."""
+    from reports.diff import ORDER
+    parts = ["## Between consecutive releases", "",
+             table([[text(s.before.label), text(s.after.label)] + [text(s.diff.counts().get(kind, 0)) for kind in ORDER]
+                    + [text(s.diff.unchanged)] for s in steps], ["from", "to", *ORDER, "unchanged"]), ""]
+    for step in steps:
+        if not step.diff.changes:
+            continue
+        parts += [f"### {text(step.before.label)} → {text(step.after.label)}", "",
+                  f"**{len(step.diff.regressions)} regression(s)**: {text(step.diff.summary())}", "",
+                  table([[code(c.id), text(c.kind), text(_status_ulp(c.before)), text(_status_ulp(c.after))]
+                         for c in step.diff.changes], ["case", "change", "before", "after"]), ""]
+    return parts
 
 
 def _level(level) -> str:

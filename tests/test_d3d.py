@@ -1,6 +1,7 @@
 """The d3d tolerance model: sound (the exact answer is always inside), sharp (faults the
 Direct3D rules forbid are caught), and its endpoints agree with an independent computation."""
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -52,12 +53,20 @@ def assert_sound(op, dtype, params, nan_rule, x):
                                             for i in where))
 
 
+# 2^24 float32 inputs per parameter set cost about half a minute each on CI's 2 cores: the seed
+# operators' sets always get them; the catalogue's get 2^20 (2,048 per binade) unless
+# DMLC_FULL_SOUNDNESS=1 asks for 2^24 everywhere (README: "Tolerance models").
+FULL_SOUNDNESS = {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_CONSTANT_POW"}
+
+
 @pytest.mark.parametrize("op,dtype,params,nan_rule", parameter_sets())
 def test_the_exactly_rounded_value_lies_in_its_interval(op, dtype, params, nan_rule):
     if dtype == "float16":
         x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
-    else:
+    elif op in FULL_SOUNDNESS or os.environ.get("DMLC_FULL_SOUNDNESS") == "1":
         x = every_binade_float32()
+    else:
+        x = every_binade_float32(per_binade=1 << 11)
     assert_sound(op, dtype, params, nan_rule, x)
 
 

@@ -93,6 +93,69 @@ def test_clip_min_above_max_and_int64(backend):
     np.testing.assert_array_equal(b.output, np.clip(x, -3, 2500))
 
 
+def _other_operator(name, parameters=(), **changes):
+    """A spec for a DirectML operator the shipped specs may not have: the description's layout comes
+    from the spec alone (conformance/dmldirect/layout.py), so it runs as soon as it is registered."""
+    import dataclasses
+
+    from conformance import specs
+    return dataclasses.replace(specs.get("ACTIVATION_CELU"), name=name, struct=f"DML_{name}_OPERATOR_DESC",
+                               parameters=tuple(parameters), **changes)
+
+
+def test_every_field_kind_and_an_output_type_of_its_own_reach_directml(backend, monkeypatch):
+    """An enum field (ROUND's RoundingMode, IS_INFINITY's InfinityMode), a UINT8 output (IS_NAN,
+    IS_INFINITY), DML_SCALAR_UNION bounds typed by a DML_TENSOR_DATA_TYPE field (CLIP1: int64 bounds
+    no double holds, float16 bounds in the union's first two bytes): DirectML computes each as the
+    page says."""
+    from conformance import specs
+    from conformance.specs.base import SCALE_BIAS, Parameter
+    rounding = {"DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN": 0, "DML_ROUNDING_MODE_TOWARD_ZERO": 1,
+                "DML_ROUNDING_MODE_TOWARD_INFINITY": 2}  # DirectML.h enum DML_ROUNDING_MODE
+    infinity = {"DML_IS_INFINITY_MODE_EITHER": 0, "DML_IS_INFINITY_MODE_POSITIVE": 1,
+                "DML_IS_INFINITY_MODE_NEGATIVE": 2}  # DirectML.h enum DML_IS_INFINITY_MODE
+    uint8 = {"output_dtype": lambda dtype: "uint8"}
+    for spec in (
+            _other_operator("ELEMENT_WISE_ROUND", [Parameter("RoundingMode", "enum", None, "", choices=tuple(rounding),
+                                                             enum_values=rounding)]),
+            _other_operator("ELEMENT_WISE_IS_NAN", **uint8),
+            _other_operator("ELEMENT_WISE_IS_INFINITY", [Parameter("InfinityMode", "enum", None, "",
+                                                                   choices=tuple(infinity), enum_values=infinity)],
+                            **uint8),
+            _other_operator("ELEMENT_WISE_CLIP1", [SCALE_BIAS, Parameter("MinMaxDataType", "data_type", None, ""),
+                                                   Parameter("Min", "scalar", None, "", typed_by="MinMaxDataType"),
+                                                   Parameter("Max", "scalar", None, "", typed_by="MinMaxDataType")])):
+        monkeypatch.setitem(specs.SPECS, spec.name, spec)
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.7, -3.7], np.float32)
+    specials = np.array([np.nan, -np.inf, np.inf, 0.0, -1.0, 65504.0], np.float16)
+    big = np.array([-(1 << 63), -9007199254740994, -9007199254740993, 0, 9007199254740993,
+                    9007199254740994, (1 << 63) - 1], np.int64)
+    bounds = {"ScaleBias": None, "MinMaxDataType": "int64", "Min": -9007199254740993, "Max": 9007199254740993}
+    outcomes = backend.run_many([
+        (case("ELEMENT_WISE_ROUND", "float32", halves.shape, {"RoundingMode": "DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN"}),
+         halves),
+        (case("ELEMENT_WISE_ROUND", "float32", halves.shape, {"RoundingMode": "DML_ROUNDING_MODE_TOWARD_ZERO"}), halves),
+        (case("ELEMENT_WISE_IS_NAN", "float16", specials.shape, {}), specials),
+        (case("ELEMENT_WISE_IS_INFINITY", "float16", specials.shape, {"InfinityMode": "DML_IS_INFINITY_MODE_POSITIVE"}),
+         specials),
+        (case("ELEMENT_WISE_CLIP1", "int64", big.shape, bounds), big),
+        (case("ELEMENT_WISE_CLIP1", "float16", specials.shape,
+              {"ScaleBias": None, "MinMaxDataType": "float16", "Min": -0.1, "Max": 0.3}), specials)])
+    for outcome in outcomes:
+        assert outcome.status == base.OK, outcome.message
+    even, toward_zero, nan, positive_infinity, clipped, clipped_half = (o.output for o in outcomes)
+    np.testing.assert_array_equal(even, np.round(halves))
+    np.testing.assert_array_equal(toward_zero, np.trunc(halves))
+    assert nan.dtype == positive_infinity.dtype == np.uint8
+    assert nan.tolist() == [1, 0, 0, 0, 0, 0] and positive_infinity.tolist() == [0, 0, 1, 0, 0, 0]
+    assert clipped.dtype == np.int64
+    assert clipped.tolist() == [-9007199254740993, -9007199254740993, -9007199254740993, 0, 9007199254740993,
+                                9007199254740993, 9007199254740993]
+    assert clipped_half.dtype == np.float16
+    # Direct3D max/min: NaN gives the other operand (Max, then Min); the bounds are float16 values.
+    assert clipped_half.tolist() == np.array([0.3, -0.1, 0.3, 0.0, -0.1, 0.3], np.float16).tolist()
+
+
 def test_in_place_binds_the_input_buffer(backend):
     x = np.linspace(-4, 4, 120, dtype=np.float32).reshape(2, 3, 4, 5)
     (outcome,) = backend.run_many([(case("ACTIVATION_SCALED_ELU", "float32", x.shape,
@@ -187,9 +250,11 @@ def test_cli_smoke_run_with_feature_level_auto(tmp_path):
     """The CI smoke run: every seed operator, the cases ONNX Runtime cannot reach, numbers judged."""
     _lane()
     results = tmp_path / "smoke.jsonl"
-    selection = ("(ACTIVATION_CELU and float16 and rank4 and uniform) or (Bias and float32) "
-                 "or (in-place and CLIP) or (CLIP and int64 and rank8) "
-                 "or (SCALED_ELU and float16 and rank5 and uniform) or (CONSTANT_POW and float32 and rank3)")
+    selection = ("(ACTIVATION_CELU/float16 and rank4 and uniform) "
+                 "or (Bias and float32 and (ELEMENT_WISE_CLIP/ or ELEMENT_WISE_CONSTANT_POW/)) "
+                 "or (in-place and ELEMENT_WISE_CLIP/) or (ELEMENT_WISE_CLIP/int64 and rank8) "
+                 "or (ACTIVATION_SCALED_ELU/float16 and rank5 and uniform) "
+                 "or (ELEMENT_WISE_CONSTANT_POW/float32 and rank3)")
     command = [sys.executable, "-m", "conformance", "run", "--backend", "dml-direct", "--feature-level", "auto",
                "-k", selection, "--results", str(results), "--quiet",
                "--provider-option", "min_feature_level=5_0"]

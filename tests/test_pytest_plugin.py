@@ -225,7 +225,10 @@ def test_pytest_and_the_cli_give_the_same_verdicts(pytester, tmp_path):
     _, cli_records, _ = read_results(tmp_path / "cli.jsonl")
     result = pytester.inline_run(str(SHIPPED_CASES), "--conformance-backend", "cpu", "-p", "no:cacheprovider",
                                  "-k", keyword, "--conformance-results", str(tmp_path / "pytest.jsonl"))
-    _, py_records, _ = read_results(tmp_path / "pytest.jsonl")
+    _, py_records, py_footer = read_results(tmp_path / "pytest.jsonl")
+    # Planned as `conformance run` plans them: one shared session per operator and data type, not
+    # one per parameter set (each DirectML session holds 1.5 GB under Wine on lavapipe).
+    assert py_footer["sessions_created"] == read_results(tmp_path / "cli.jsonl")[2]["sessions_created"]
     cli = {r["id"]: (r["status"], r["max_ulp"], r["mismatches"]) for r in cli_records}
     assert {r["id"]: (r["status"], r["max_ulp"], r["mismatches"]) for r in py_records} == cli
     assert len(cli) > 100 and {s for s, _, _ in cli.values()} >= {"pass", "fail", "unsupported-required",

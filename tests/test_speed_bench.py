@@ -17,9 +17,17 @@ def test_verification_figures_and_same_results():
 
 
 def test_a_sweep_in_its_own_process_reports_time_and_peak_memory():
-    item = bench.sweep(16, jobs=2)
+    op, dtype, params = bench.workloads()[0]
+    assert (op, dtype) == ("ACTIVATION_CELU", "float32")
+    item = bench.sweep(16, 2, op, params)
     assert item["elements"] == 1 << 16 and item["wall"] > 0 and 10 < item["peak_rss_mib"] < 4096
     assert item["status"] == "fail"  # ONNX Runtime's Celu: NaN for NaN, 0 for tiny negatives
+
+
+def test_the_workloads_come_from_the_bench_case_files():
+    chosen = bench.workloads()
+    assert len(chosen) == len({(op, dtype) for op, dtype, _ in chosen}) >= 4
+    assert {dtype for _, dtype, _ in chosen} == {"float32", "float16"}
 
 
 def test_the_baseline_gives_the_same_statuses_as_the_harness():

@@ -182,9 +182,33 @@ def test_small_cases_verified_together_equal_each_verified_alone(dtype, monkeypa
         assert_same(result, plain(case, x, actual))
 
 
+def _declared_float32_sets():
+    """Every float32 parameter set of the default cases whose operator declares a float32 plan."""
+    from conformance.caseload import load_paths
+    found = []
+    for case in load_paths():
+        module = oracle.OPERATORS[case.op]
+        if case.dtype == "float32" and hasattr(module, "float32_plan") and (case.op, case.params) not in found:
+            found.append((case.op, case.params))
+    return found
+
+
+def test_declared_plans_name_compiled_formulas():
+    kernels = fast_kernels.load()
+    declaring = [m for m in oracle.OPERATORS.values() if hasattr(m, "float32_plan")]
+    assert declaring, "no oracle module declares a float32 plan: the compiled formulas are unused"
+    for op, params in _declared_float32_sets():
+        declared = oracle.OPERATORS[op].float32_plan(**params)
+        assert declared is None or declared["formula"] in kernels.FORMULAS, (op, declared)
+
+
 @pytest.mark.parametrize("op,params", [op for op in OPERATORS if op[0] != "ELEMENT_WISE_CONSTANT_POW"] +
                          [("ELEMENT_WISE_CLIP", {"Min": -0.0, "Max": 0.0, "ScaleBias": None}),
-                          ("ELEMENT_WISE_CLIP", {"Min": 0.0, "Max": -0.0, "ScaleBias": None})])
+                          ("ELEMENT_WISE_CLIP", {"Min": 0.0, "Max": -0.0, "ScaleBias": None})] +
+                         # an operator that declares a plan later is covered by its first float32 set
+                         [next(item for item in _declared_float32_sets() if item[0] == op)
+                          for op in dict.fromkeys(op for op, _ in _declared_float32_sets())
+                          if op not in {known for known, _ in OPERATORS}])
 @pytest.mark.parametrize("nan_rule", ["d3d", "propagate"])
 def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
     """fast_kernels_jit._formula against oracle/<op>.py on every float32 special value and a

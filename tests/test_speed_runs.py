@@ -101,3 +101,33 @@ def test_a_shared_graph_still_catches_a_silent_cpu_fallback_per_case(default_cas
     assert backend.sessions_created == 1
     refused = run_records(OrtBackend("azure", "AzureExecutionProvider"), chosen).records
     assert {r["status"] for r in refused} == {statuses.UNSUPPORTED_REQUIRED}
+
+
+def test_an_empty_tensor_runs_alone_in_a_shared_graph(default_cases):
+    """Under DirectML an empty input on one node garbles the outputs of the other nodes of the same
+    run (docs/dml-wine.md): the in-process backend runs each empty tensor in a run of its own, as
+    the dml-wine worker does. Found by comparing the Windows harness with dml-wine (docs/windows.md)."""
+    (empty,) = select(default_cases, "ELEMENT_WISE_CLIP/float32/rank1[0]")
+    rank8 = select(default_cases, "ELEMENT_WISE_CLIP/float32/rank8 and specials")[0]
+    backend = OrtBackend("cpu", "CPUExecutionProvider")
+    fetched = []  # the outputs each real session.run fetched, and the shapes fed to them
+    create_graph = backend._create_graph
+
+    def create_and_watch(graph):
+        session = create_graph(graph)
+        real_run = session.run
+
+        def run(names, feeds):
+            fetched.append({name: feeds["x" + name[1:]].shape for name in names})
+            return real_run(names, feeds)
+        session.run = run
+        return session
+    backend._create_graph = create_and_watch
+    try:
+        backend.prepare([rank8, empty])
+        outcomes = backend.run_many([(rank8, rank8.make_input()), (empty, empty.make_input())])
+    finally:
+        backend.close()
+    assert [o.status for o in outcomes] == ["ok", "ok"] and outcomes[1].output.shape == (0,)
+    assert len(fetched) == 2 and {(0,)} in [set(run.values()) for run in fetched], fetched
+    assert all(len(run) == 1 for run in fetched), fetched

@@ -1,10 +1,12 @@
 """`dml-direct`: each case's DirectML operator description, built field by field and executed by
 DirectML.dll itself (conformance.dmldirect, ctypes), with no ONNX Runtime in between.
 
-What it reaches that ONNX Runtime cannot: FLOAT16 CELU, the ScaleBias field of CLIP and
-CONSTANT_POW, tensors of their true rank 1 to 8 (the DirectML EP pads to 4-D), CLIP itself (ONNX
-Runtime uses CLIP1), in-place execution (the output bound to the input's buffer), a device created
-at any minimum feature level, and the device's own feature-level and data-type answers.
+Every operator whose spec gives its description's fields runs (conformance/dmldirect/layout.py
+derives the DML_*_OPERATOR_DESC from the spec). What it reaches that ONNX Runtime cannot: data
+types an ONNX operator lacks, the ScaleBias field, operators ONNX Runtime replaces by a newer
+version or has no node for, tensors of their true rank 1 to 8 (the DirectML EP pads to 4-D),
+in-place execution (the output bound to the input's buffer), a device created at any minimum
+feature level, and the device's own feature-level and data-type answers.
 
 The worker (conformance/dmldirect/worker.py) runs in the Windows Python: under Wine on Linux, in
 the lane that scripts/setup-dml-wine.sh provisions (its marker lane.json), or natively on Windows.
@@ -15,6 +17,8 @@ Provider options (--provider-option KEY=VALUE):
   device_id=N            DXGI adapter index (default 0; 'default' lets D3D12 choose)
   min_feature_level=L    DMLCreateDevice1's minimum level (default 1_0): certify a device created there
   dll=PATH               another DirectML.dll (Windows path as the worker sees it)
+  dml_release=VERSION    the DirectML.dll of a provisioned onnxruntime-directml release, named by its
+                         version or the DLL's (conformance/dml_releases.py), loaded by path
   timeout=SECONDS        per request (default 900)
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
 """
@@ -30,16 +34,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
+from conformance.dmldirect import layout
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
-OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors")
+OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
+           dml_releases.OPTION)
 
 
 def lane() -> wine_lane.Lane:
@@ -100,6 +107,7 @@ class DmlDirectBackend(Backend):
                                                           int)}
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
+        self.release, self.release_requested = self._release(options.get(dml_releases.OPTION))
         self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
         self.launcher = None
         self.worker = None  # wine_lane.Process
@@ -133,6 +141,22 @@ class DmlDirectBackend(Backend):
             self._stop(polite=False)
             time.sleep(2)
             self._start()
+
+    def _release(self, requested):
+        """(Release, requested) whose DirectML.dll this backend loads, or (None, None) for another DLL."""
+        if requested is None:
+            return (None, None) if self.options["dll"] or self.native else (dml_releases.newest(), None)
+        if self.options["dll"]:
+            raise ValueError(f"dml-direct: give {dml_releases.OPTION} or dll, not both")
+        if self.native:
+            raise ValueError(f"dml-direct: {dml_releases.OPTION} needs the Wine lane's releases; on Windows "
+                             f"give dll=PATH")
+        release = dml_releases.resolve(requested)
+        ready, why = dml_releases.provisioned(self.lane.home, release)
+        if not ready:
+            raise BackendUnavailable(f"dml-direct: {why}")
+        self.options["dll"] = wine_lane.windows_path(dml_releases.directml_dll(self.lane.home, release))
+        return release, requested
 
     # -- the worker -------------------------------------------------------------------------------
     def _worker_args(self) -> list:
@@ -272,6 +296,7 @@ class DmlDirectBackend(Backend):
                 "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
                 "worker_timings": dict(hello.get("timings") or {},
                                        worker_start_s=hello.get("worker_start_seconds"))}
+        meta.update(wine_lane.directml_header(hello.get("directml_loaded"), self.release, self.release_requested))
         if self.lane:
             meta["lane"] = {k: self.lane.marker.get(k) for k in ("home", "wine", "wine_package",
                                                                  "mesa_vulkan_drivers", "vulkan_device",
@@ -282,16 +307,23 @@ class DmlDirectBackend(Backend):
         return self.run_many([(case, x)])[0]
 
     def run_many(self, items):
+        """Every case whose spec has a description layout (conformance/dmldirect/layout.py) runs."""
         outcomes = [None] * len(items)
         todo = []
         for index, (case, x) in enumerate(items):
-            if case.op not in ("ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP",
-                               "ELEMENT_WISE_CONSTANT_POW"):
-                outcomes[index] = Outcome(NOT_REACHABLE, message=f"dml-direct has no description for {case.op}")
-            else:
-                todo.append(index)
+            try:
+                # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and
+                # an element-wise operator computes a chunk as a tensor of the chunk's shape.
+                request = layout.request(case.op, case.dtype, x.shape, case.params, case.in_place)
+            except layout.NoDescription as error:
+                outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
+                continue
+            except (KeyError, ValueError) as error:
+                outcomes[index] = Outcome(ERROR, message=f"dml-direct cannot describe {case.id}: {error}")
+                continue
+            todo.append((index, (case, x, request)))
         if todo:
-            for index, outcome in zip(todo, self._run_isolating([items[i] for i in todo])):
+            for (index, _), outcome in zip(todo, self._run_isolating([item for _, item in todo])):
                 outcomes[index] = outcome
         return outcomes
 
@@ -310,7 +342,8 @@ class DmlDirectBackend(Backend):
         return results
 
     def _send(self, items):
-        """Outcomes, or None when the worker crashed or timed out (self._failure says which)."""
+        """items: [(case, x, request)] -> outcomes, or None when the worker crashed or timed out
+        (self._failure says which)."""
         if self.sock is None:
             try:
                 self._start_retrying()
@@ -318,11 +351,7 @@ class DmlDirectBackend(Backend):
                 self._failure = Outcome(CRASH, message=f"no dml-direct worker could be restarted: {error}")
                 return None
         buffers = self.protocol.Buffers()
-        # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and an
-        # element-wise operator computes a chunk as a tensor of the chunk's shape.
-        cases = [{"id": case.id, "op": case.op, "dtype": case.dtype, "shape": list(x.shape),
-                  "params": case.params, "in_place": bool(case.in_place), "input": buffers.put(x)}
-                 for case, x in items]
+        cases = [{"id": case.id, **request, "input": buffers.put(x)} for case, x, request in items]
         try:
             reply, out = self._request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
         except socket.timeout:
@@ -340,13 +369,13 @@ class DmlDirectBackend(Backend):
         self._last_stats = reply.get("stats", self._last_stats)
         results = reply.get("results", [])
         outcomes = []
-        for (case, _), result in zip(items, results):
+        for (case, _, request), result in zip(items, results):
             status = result.get("status")
             message = result.get("message", "")
             if status == "ok":
                 y = self.protocol.take(result["output"], out)
                 outcomes.append(Outcome(OK, output=y, message=message,
-                                        placement={f"DML_OPERATOR_{case.op}": "DirectML.dll (direct)"}))
+                                        placement={request["desc"]["type"]: "DirectML.dll (direct)"}))
             elif status == "unsupported":
                 outcomes.append(Outcome(UNSUPPORTED, message=message))
             else:

@@ -33,6 +33,8 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable; 0: none)
   session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
+  dml_release=VERSION    (dml-wine) another provisioned onnxruntime-directml release, named by its
+                         version or its DirectML.dll's (conformance/dml_releases.py)
 """
 import os
 import platform
@@ -48,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option)
@@ -68,19 +71,6 @@ DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
 
 
-# The DirectML smoke suite: a -k selection of the shipped cases (every operator, float32 and
-# float16, ranks 1, 4 and 8, special values included) that CI runs through dml-wine. It leaves out
-# only what is not reachable through ONNX Runtime and the known deviations of DirectML under
-# lavapipe that docs/dml-wine.md lists with their case ids (a test holds the two together).
-SMOKE_SELECTION = (
-    "(float32 or float16) and (rank1 or rank4 or rank8) and not exhaustive and not in-place and not Scale= "
-    "and not ACTIVATION_CELU/float16 "
-    "and not (ACTIVATION_CELU/float32 and specials) and not (ACTIVATION_SCALED_ELU/float32 and specials) "
-    "and not (ELEMENT_WISE_CONSTANT_POW and specials and (Exponent=0/ or Exponent=-1/ or Exponent=-2.5/ "
-    "or Exponent=2/ or Exponent=3/ or Exponent=0.5/)) "
-    "and not ACTIVATION_SCALED_ELU/float32/rank4[2x3x4x5]/Alpha=1.6732,Gamma=1.0507/uniform")
-
-
 # ---- worker processes ------------------------------------------------------------------------------
 class WorkerDied(Exception):
     """The worker is gone, hung or talking nonsense; status is crash or timeout."""
@@ -98,9 +88,9 @@ class NativeLauncher(Launcher):
         self.python = python or sys.executable
         self.env = env or {}
 
-    def start(self, address, token, log_path):
+    def start(self, address, token, log_path, args=()):
         command = [self.python, "-m", "conformance.worker", "--connect", f"{address[0]}:{address[1]}",
-                   "--token", token, "--log", str(log_path)]
+                   "--token", token, *args, "--log", str(log_path)]
         env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=token)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
                                                           env.get("PYTHONPATH")]))
@@ -148,7 +138,7 @@ def available_memory() -> int | None:
 class SocketChannel:
     """One worker process and its connection."""
 
-    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int):
+    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int, args=()):
         self.token = uuid.uuid4().hex
         self.log_path = logdir / f"worker-{generation}.log"
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -156,7 +146,7 @@ class SocketChannel:
         listener.listen(1)
         self.sock = None
         try:
-            self.process = launcher.start(listener.getsockname(), self.token, self.log_path)
+            self.process = launcher.start(listener.getsockname(), self.token, self.log_path, args)
             deadline = time.monotonic() + startup_timeout
             while self.sock is None:
                 ready, _, _ = select.select([listener], [], [], 0.5)
@@ -334,6 +324,7 @@ class WorkerBackend(Backend):
         self._graphs = {}
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
         self._hello = None
+        self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
         try:
             self._ensure_worker()
@@ -357,7 +348,9 @@ class WorkerBackend(Backend):
         for _ in range(DEVICE_ATTEMPTS):
             self.worker_starts += 1
             try:
-                channel = self._channel_factory(self.logdir, self.worker_starts)
+                # The first worker makes ONNX Runtime load DirectML.dll before its hello (seconds under
+                # lavapipe), so that the header names the DLL really loaded; later ones need not.
+                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self._hello is None)
             except BackendUnavailable:
                 self._start_failures += 1
                 raise
@@ -373,7 +366,8 @@ class WorkerBackend(Backend):
                                      f"D3D12 device: " + " | ".join(problems))
         self._start_failures = 0
         self._channel = channel
-        self._hello = channel.hello
+        if self._hello is None:  # the header's: the first worker's, which loaded DirectML.dll first
+            self._hello = channel.hello
         self._live = 0
         self._base_memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
@@ -389,7 +383,7 @@ class WorkerBackend(Backend):
         D3D12 fails with DXGI_ERROR_UNSUPPORTED; such a worker is restarted (its Xvfb too)."""
         if self.provider != DML or hello.get("platform") != "win32":
             return None
-        for key in ("adapters", "dml_max_feature_level"):
+        for key in ("adapters", "dml_max_feature_level", "directml_load"):
             value = hello.get(key)
             if isinstance(value, str) and value.startswith("error"):
                 return f"{key}: {value}"
@@ -419,6 +413,8 @@ class WorkerBackend(Backend):
                                                  "max_nodes": self.settings["max_nodes"],
                                                  "memory_budget_mb": self.memory_budget >> 20,
                                                  "sessions_per_worker": self.capacity()}}
+        if self.provider == DML:
+            meta.update(wine_lane.directml_header(hello.get("directml_loaded"), self.release, self.release_requested))
         return meta
 
     # -- planning ------------------------------------------------------------------------------------
@@ -671,6 +667,10 @@ class WorkerBackend(Backend):
             return Outcome(CPU_FALLBACK, output=output, placement={**own, **stray},
                            message=f"nodes of this case's graph ran outside {self.provider}: "
                            + ", ".join(f"{n} on {p}" for n, p in stray.items()))
+        if not own and self.provider == "CPUExecutionProvider":
+            # Nowhere else to run (OrtBackend's rule for CPU sessions): a node the profile does not
+            # name, e.g. a contrib operator ONNX Runtime ran as its function body, still ran here.
+            own = {name: self.provider}
         if not own:
             return Outcome(CPU_FALLBACK, output=output, placement={},
                            message=f"node {name} is not in the profile (no proof it ran on {self.provider})")
@@ -758,17 +758,22 @@ def _dml_config(settings) -> dict:
 
 
 def _socket_factory(launcher, settings):
-    def factory(logdir, generation):
-        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation)
+    def factory(logdir, generation, load_directml=True):
+        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
+                             () if load_directml else ("--no-directml-load",))
     factory.close = launcher.close
     return factory
 
 
 def dml_wine(name, options):
-    """The real DirectML.dll under Wine (see docs/dml-wine.md)."""
+    """The real DirectML.dll under Wine (see docs/dml-wine.md); dml_release=VERSION runs another
+    provisioned onnxruntime-directml release (conformance/dml_releases.py)."""
     lane, reason = find_lane()
     if lane is None:
         raise BackendUnavailable(reason)
+    options = dict(options or {})
+    requested = options.pop(dml_releases.OPTION, None)
+    lane, release = wine_lane.for_release(lane, requested)
     settings, provider_options = _settings(options)
     settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
@@ -777,6 +782,7 @@ def dml_wine(name, options):
     try:
         backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
                                 _socket_factory(launcher, settings), settings, launcher.describe())
+        backend.release, backend.release_requested = release, requested
     except BaseException:
         launcher.close()
         raise
@@ -799,7 +805,7 @@ dml_wine.available = _dml_wine_available
 def _native(name, provider, options, config_for):
     settings, provider_options = _settings(options)
     if settings["transport"] == "inprocess":
-        def factory(logdir, generation):
+        def factory(logdir, generation, load_directml=True):
             return InProcessChannel(test_hooks=settings["test_hooks"])
         describe = {"transport": "in-process"}
     elif settings["transport"] == "subprocess":

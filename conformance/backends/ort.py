@@ -80,11 +80,14 @@ class OrtBackend(Backend):
             self._profile_dir = None
 
     def metadata(self) -> dict:
-        return {"backend": self.name, "provider": self.provider, "provider_options": self.options,
+        meta = {"backend": self.name, "provider": self.provider, "provider_options": self.options,
                 "session_config": self._session_config(), "onnxruntime": self.ort.__version__,
                 "onnxruntime_package": _ort_distribution(), "device": _cpu_name()
                 if self.provider == "CPUExecutionProvider" else self.options.get("device_id", "default"),
                 "directml": None}
+        if self.provider == "DmlExecutionProvider":
+            meta.update(_directml_device(self.ort, self.options.get("device_id", "0")))
+        return meta
 
     def _session_config(self) -> dict:
         config = dict(self.config)
@@ -162,15 +165,20 @@ class OrtBackend(Backend):
             else:
                 waiting.setdefault(graph, []).append((number, index))
         for graph, entries in waiting.items():
-            rounds = []
+            rounds, alone = [], []
             for number, index in entries:
+                if items[number][1].size == 0:
+                    # An empty tensor runs alone: under DirectML it garbles the outputs of the other
+                    # nodes of the same run (docs/dml-wine.md, "Other findings"; docs/windows.md).
+                    alone.append({index: number})
+                    continue
                 for chosen in rounds:
                     if index not in chosen:
                         chosen[index] = number
                         break
                 else:
                     rounds.append({index: number})
-            for chosen in rounds:
+            for chosen in rounds + alone:
                 self._run_round(graph, chosen, items, outcomes)
         return outcomes
 
@@ -315,7 +323,7 @@ class OrtBackend(Backend):
             return dict.fromkeys(names, self.provider)
         path = session.end_profiling()
         try:
-            with open(path) as handle:
+            with open(path, encoding="utf-8") as handle:
                 events = json.load(handle)
         finally:
             os.unlink(path)
@@ -336,19 +344,17 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
     Each node is built as onnx_models.single_node_model builds its only node."""
     from onnx import helper, numpy_helper
-    from conformance.onnx_models import IR_VERSION, output_type, tensor_type
+    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type, tensor_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     for k, node in enumerate(nodes):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants
-        graph_nodes.append(helper.make_node(node.op_type, [f"x{k}"] + [t.name for t in constants], [f"y{k}"],
-                                            name=_node_name(node, k), **node.attributes))
+        graph_nodes.append(onnx_node(node, [f"x{k}"] + [t.name for t in constants], [f"y{k}"], _node_name(node, k)))
         inputs.append(helper.make_tensor_value_info(f"x{k}", tensor_type(dtype), None))
         outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
-    opset = max(max(node.opset for node in nodes), 13)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_VERSION,
+    model = helper.make_model(graph, opset_imports=opset_imports(nodes), ir_version=IR_VERSION,
                               producer_name="dml-conformance")
     return model.SerializeToString()
 
@@ -369,6 +375,19 @@ def _ort_distribution() -> str:
         except metadata.PackageNotFoundError:
             continue
     return "unknown"
+
+
+def _directml_device(ort, device_id) -> dict:
+    """DirectML.dll's version, the DXGI adapters and the reported feature level, as the dml-wine
+    worker reports them (conformance/worker/devinfo.py); device: the adapter device_id names."""
+    from conformance.worker import devinfo
+    info = devinfo.describe(ort)
+    adapters = info.get("adapters")
+    found = {"directml": info.get("directml_dll"), "directml_dll_path": info.get("directml_dll_path"),
+             "adapters": adapters, "dml_max_feature_level": info.get("dml_max_feature_level")}
+    if isinstance(adapters, list) and str(device_id).isdigit() and int(device_id) < len(adapters):
+        found["device"] = adapters[int(device_id)]["description"]
+    return found
 
 
 def _cpu_name() -> str:

@@ -24,13 +24,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance import dml_releases
 from conformance.backends.base import BackendUnavailable
 
 LANE_FORMAT = 1
-LANE_PINS = ("onnxruntime-directml==1.24.4", "numpy==2.1.3")
 SYSTEM_HOME = Path("/var/cache/dml-conformance")
 TAIL_CHARS = 600
-ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|.)")  # what Wine's console draws
+ANSI_ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)")  # what Wine's console draws
 FATAL_MARKERS = ("Fatal Python error", "Windows fatal exception", "Traceback (most recent call last)",
                  "Unhandled exception", "wine: Unhandled")
 
@@ -97,8 +97,8 @@ def find_lane(homes=None, need_xvfb=True):
             ("script", "util-linux", shutil.which("script"))) if not found]
         if marker.get("format") != LANE_FORMAT:
             reasons.append(f"{marker_path}: lane format {marker.get('format')}, this harness needs {LANE_FORMAT}")
-        elif not set(LANE_PINS) <= set(marker.get("pins", [])):
-            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(LANE_PINS)}")
+        elif not set(lane_pins()) <= set(marker.get("pins", [])):
+            reasons.append(f"{marker_path}: pins {marker.get('pins')} lack {', '.join(lane_pins())}")
         elif not lane.python_exe.exists() or not lane.prefix.is_dir():
             reasons.append(f"{home}: the Windows Python or the Wine prefix is gone")
         elif missing:
@@ -106,6 +106,46 @@ def find_lane(homes=None, need_xvfb=True):
         else:
             return lane, None
     return None, "the dml-wine lane is not provisioned (run: bash scripts/setup-dml-wine.sh): " + "; ".join(reasons)
+
+
+def lane_pins() -> tuple:
+    """What lane.json's pins must include: the newest release of the table and its numpy."""
+    newest = dml_releases.newest()
+    numpy = [pin for pin in dml_releases.python_pins(newest.tag) if pin.name == "numpy"]
+    return (f"onnxruntime-directml=={newest.onnxruntime}", *(f"numpy=={pin.version}" for pin in numpy))
+
+
+def for_release(lane: Lane, selector=None) -> tuple:
+    """(the lane running the release that selector names, that Release). selector: an
+    onnxruntime-directml or DirectML.dll version (dml_releases.resolve); None: the lane's own, the
+    newest. ValueError for a release the table lacks; BackendUnavailable for one not provisioned."""
+    release = dml_releases.resolve(selector or "newest")
+    if selector is None:
+        return lane, release
+    ready, record = dml_releases.provisioned(lane.home, release)
+    if not ready:
+        raise BackendUnavailable(record)
+    marker = dict(lane.marker, python_dir=str(dml_releases.python_dir(lane.home, release)),
+                  windows_python=record.get("windows_python"), numpy=record.get("numpy"))
+    return Lane(lane.home, marker), release
+
+
+def directml_header(loaded, release=None, requested=None) -> dict:
+    """The header's record of the DirectML.dll the worker process really loaded (its hello's
+    directml_loaded: path, file version, sha256, or why there is none), with that file's Unix path,
+    and of the release the lane was asked for (dml_release) with whether the loaded file is its."""
+    if isinstance(loaded, dict):
+        loaded = dict(loaded)
+        if loaded.get("path", "").upper().startswith("Z:\\"):
+            loaded["unix_path"] = unix_path(loaded["path"])
+    header = {"directml_loaded": loaded}
+    if release is not None:
+        header["dml_release"] = {
+            "requested": requested, "onnxruntime_directml": release.onnxruntime, "directml": release.directml,
+            "pinned_dll_sha256": release.dll_sha256,
+            "loaded_is_pinned": isinstance(loaded, dict) and loaded.get("sha256") == release.dll_sha256
+            and not loaded.get("also_loaded")}
+    return header
 
 
 def wine_binary():
@@ -125,6 +165,11 @@ def wineserver_binary():
 def windows_path(path) -> str:
     """Wine's drive Z: is the Unix root."""
     return "Z:" + str(Path(path).resolve()).replace("/", "\\")
+
+
+def unix_path(path: str) -> str:
+    """The inverse of windows_path: Z:\\var\\x -> /var/x."""
+    return "/" + path[3:].replace("\\", "/")
 
 
 # ---- worker processes ------------------------------------------------------------------------------
@@ -161,10 +206,11 @@ class Process:
 
 
 class Launcher:
-    """Starts worker processes that connect back to address (host, port) with token."""
+    """Starts worker processes that connect back to address (host, port) with token; args: more
+    arguments for the worker's command line."""
     kind = "worker"
 
-    def start(self, address, token, log_path) -> Process:
+    def start(self, address, token, log_path, args=()) -> Process:
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -223,51 +269,21 @@ class WineLauncher(Launcher):
     def _ensure_display(self) -> str:
         if self.given_display:
             return self.given_display
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            return self.display
-        read_end, write_end = os.pipe()
-        log = open(self.workdir / "xvfb.log", "ab")
-        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
-        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
-        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
-        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
-                                      "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,), stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=die_with_parent)
-        os.close(write_end)
-        log.close()
-        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
-        # ("Cannot write display number") if the pipe is closed in between.
-        data, deadline = b"", time.monotonic() + 30
-        while not data.endswith(b"\n") and time.monotonic() < deadline:
-            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(read_end, 64) if ready else b""
-            if not chunk:
-                break
-            data += chunk
-        os.close(read_end)
-        display = data.decode().strip() if data.endswith(b"\n") else ""
-        if not display:
-            self.xvfb.kill()
-            raise BackendUnavailable(f"Xvfb did not start: {tail(self.workdir / 'xvfb.log')}")
-        self.display = f":{display}"
+        if self.xvfb is None:
+            self.xvfb = Xvfb(self.workdir / "xvfb.log")
+        self.display = self.xvfb.display()
         return self.display
 
-    def start(self, address, token, log_path):
+    def start(self, address, token, log_path, args=()):
         display = self._ensure_display()
         command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
-                   f"{address[0]}:{address[1]}", "--token", token, *self.args, "--log", windows_path(log_path)]
-        env = dict(os.environ, **self.env, WINEPREFIX=str(self.prefix), WINEARCH="win64",
-                   WINEDEBUG=self.winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display,
-                   DMLC_WORKER_TOKEN=token, SHELL="/bin/sh")
-        if self.lane.vulkan_icd:
-            env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = self.lane.vulkan_icd
+                   f"{address[0]}:{address[1]}", "--token", token, *self.args, *args, "--log", windows_path(log_path)]
+        env = wine_environment(self.lane, self.prefix, display, self.winedebug,
+                               dict(self.env, DMLC_WORKER_TOKEN=token))
         console_path = log_path.with_suffix(".console")
         console = open(console_path, "ab")
-        # Windows Python dies in init_sys_streams when stdout is a pipe or a file: give it a pty.
-        process = subprocess.Popen(["script", "-qec", shlex.join(command), "/dev/null"], stdin=subprocess.DEVNULL,
-                                   stdout=console, stderr=subprocess.STDOUT, env=env, cwd=self.workdir,
-                                   start_new_session=True, preexec_fn=die_with_parent)
+        process = subprocess.Popen(in_pty(command), stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
+                                   env=env, cwd=self.workdir, start_new_session=True, preexec_fn=die_with_parent)
         console.close()
         # `script` runs Wine in a session of its own: the worker is found by its ids (the Windows
         # python.exe carries the token and the script's path; never wineserver or Wine's services).
@@ -283,12 +299,8 @@ class WineLauncher(Launcher):
 
     def close(self):
         end_prefix(self.prefix)
-        if self.xvfb is not None and self.xvfb.poll() is None:
-            self.xvfb.terminate()
-            try:
-                self.xvfb.wait(5)
-            except subprocess.TimeoutExpired:
-                self.xvfb.kill()
+        if self.xvfb is not None:
+            self.xvfb.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.guard.close()
 
@@ -340,6 +352,74 @@ def _guard(read_end: int, prefix: str, folders: list):
     end_prefix(Path(prefix))
     for folder in folders + received.decode(errors="replace").splitlines():
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class Xvfb:
+    """An X server for Wine's processes (Wine's desktop process needs a display even for console
+    programs), started on first use and again if it died; its output goes to log_path."""
+
+    def __init__(self, log_path: Path):
+        self.log_path = log_path
+        self.process = None
+        self.name = None
+
+    def display(self) -> str:
+        if self.process is not None and self.process.poll() is None:
+            return self.name
+        read_end, write_end = os.pipe()
+        log = open(self.log_path, "ab")
+        # -noreset: without it the server resets when its last client leaves (Wine's start-up has
+        # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
+        # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
+        self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
+                                         "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,),
+                                        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True, preexec_fn=die_with_parent)
+        os.close(write_end)
+        log.close()
+        # Read up to the newline: Xvfb writes the number and the newline separately, and dies
+        # ("Cannot write display number") if the pipe is closed in between.
+        data, deadline = b"", time.monotonic() + 30
+        while not data.endswith(b"\n") and time.monotonic() < deadline:
+            ready, _, _ = select.select([read_end], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(read_end, 64) if ready else b""
+            if not chunk:
+                break
+            data += chunk
+        os.close(read_end)
+        number = data.decode().strip() if data.endswith(b"\n") else ""
+        if not number:
+            self.process.kill()
+            raise BackendUnavailable(f"Xvfb did not start: {tail(self.log_path)}")
+        self.name = f":{number}"
+        return self.name
+
+    def close(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def wine_environment(lane: Lane, prefix: Path, display: str, winedebug: str = "-all", extra=None) -> dict:
+    """The environment of a Windows program in the lane: its prefix, X display and Vulkan driver."""
+    env = dict(os.environ, **(extra or {}), WINEPREFIX=str(prefix), WINEARCH="win64", WINEDEBUG=winedebug,
+               WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display, SHELL="/bin/sh")
+    if lane.vulkan_icd:
+        env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = lane.vulkan_icd
+    return env
+
+
+def in_pty(command: list, size=None) -> list:
+    """command run in a pseudo-terminal: Windows Python dies in init_sys_streams when its stdout is
+    a pipe or a file under Wine. size: (columns, rows) of the terminal, whose width Wine's console
+    wraps its output at."""
+    shell = shlex.join(command)
+    if size:
+        shell = f"stty cols {int(size[0])} rows {int(size[1])} 2>/dev/null; exec {shell}"
+    return ["script", "-qec", shell, "/dev/null"]
 
 
 def clone_prefix(lane: Lane) -> Path:

@@ -8,7 +8,10 @@ declaration order, of a published header:
   `#if DML_TARGET_VERSION >= 0xNNNN` blocks), DML_FEATURE, DML_FEATURE_LEVEL,
   DML_BINDING_TYPE, DML_EXECUTION_FLAGS, DML_CREATE_DEVICE_FLAGS; the
   interfaces IDMLObject .. IDMLCommandRecorder and their DML_DECLARE_INTERFACE
-  uuids; the structs used here.
+  uuids; the structs used here, and union DML_SCALAR_UNION. DML_OPERATOR_TYPE was checked
+  entry for entry (178 names and the SCATTER alias, 0x1000 to 0x6400 blocks) against
+  include/directx/DirectML.h of microsoft/DirectX-Headers at 9be295b ("Update DirectML header
+  to FL6.4", 2024-07-10).
 - include/d3d12.idl (Wine, wine-mirror/wine; the same order as the Windows SDK's
   d3d12.h): ID3D12Object .. ID3D12Device and their uuids, D3D12_* enums/structs.
 - include/dxgi.idl (Wine; the Windows SDK's dxgi.h): IDXGIObject,
@@ -19,7 +22,10 @@ does (an entry with `= value` resets the counter; an alias consumes no value);
 vtable indices by walking each interface's inheritance chain, IUnknown first.
 Struct classes are built from field tables; X64_SIZES holds the size of each
 struct under the Windows x64 ABI (MSVC), which Linux x86_64 ctypes reproduces for
-these POD structs, and build() asserts every one. tests/test_dml_direct_layout.py
+these POD structs, and build() asserts every one. An operator's DML_*_OPERATOR_DESC
+is built from its field list (description_struct: the spec's parameters after the two
+tensors), asserted against an independent x64 layout computation (x64_layout) and,
+where X64_SIZES pins it, against the header's size. tests/test_dml_direct_layout.py
 re-checks all of it, and cross-checks values against independent sources.
 """
 import ctypes as C
@@ -351,15 +357,6 @@ STRUCTS = [
     ("DML_TENSOR_DESC", [("Type", _ENUM), ("Desc", "ptr")]),
     ("DML_OPERATOR_DESC", [("Type", _ENUM), ("Desc", "ptr")]),
     ("DML_SCALE_BIAS", [("Scale", "c_float"), ("Bias", "c_float")]),
-    ("DML_ACTIVATION_CELU_OPERATOR_DESC", [("InputTensor", "ptr"), ("OutputTensor", "ptr"), ("Alpha", "c_float")]),
-    ("DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC", [("InputTensor", "ptr"), ("OutputTensor", "ptr"),
-                                                 ("Alpha", "c_float"), ("Gamma", "c_float")]),
-    ("DML_ELEMENT_WISE_CLIP_OPERATOR_DESC", [("InputTensor", "ptr"), ("OutputTensor", "ptr"), ("ScaleBias", "ptr"),
-                                             ("Min", "c_float"), ("Max", "c_float")]),
-    ("DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC", [("InputTensor", "ptr"), ("OutputTensor", "ptr"),
-                                                     ("ScaleBias", "ptr"), ("Exponent", "c_float")]),
-    ("DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC", [("InputTensor", "ptr"), ("OutputTensor", "ptr"),
-                                                 ("ScaleBias", "ptr")]),
     ("DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT", [("DataType", _ENUM)]),
     ("DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT", [("IsSupported", "c_int")]),
     ("DML_FEATURE_QUERY_FEATURE_LEVELS", [("RequestedFeatureLevelCount", "c_uint"), ("RequestedFeatureLevels", "ptr")]),
@@ -398,12 +395,19 @@ STRUCTS = [
                             ("AdapterLuid", "LUID"), ("Flags", "c_uint")]),
 ]
 
+# DirectML.h: union DML_SCALAR_UNION (a "scalar" field's value, the member its data type names)
+SCALAR_UNION_MEMBERS = [("Bytes", ("c_ubyte", 8)), ("Int8", "c_int8"), ("UInt8", "c_uint8"), ("Int16", "c_int16"),
+                        ("UInt16", "c_uint16"), ("Int32", "c_int32"), ("UInt32", "c_uint32"), ("Int64", "c_int64"),
+                        ("UInt64", "c_uint64"), ("Float32", "c_float"), ("Float64", "c_double")]
+
 # Sizes under the Windows x64 ABI (MSVC natural alignment; pointers, SIZE_T and UINT64 are 8 bytes,
 # enums, BOOL, UINT and FLOAT 4, WCHAR 2 -- so WCHAR arrays are c_uint16 here: Linux c_wchar is 4 bytes),
 # worked out from the field tables above.
 X64_SIZES = {
     "GUID": 16, "DML_BUFFER_TENSOR_DESC": 48, "DML_TENSOR_DESC": 16, "DML_OPERATOR_DESC": 16,
-    "DML_SCALE_BIAS": 8, "DML_ACTIVATION_CELU_OPERATOR_DESC": 24, "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC": 24,
+    "DML_SCALE_BIAS": 8, "DML_SCALAR_UNION": 8,
+    # operator descriptions (built from their specs; these pin what the header gives)
+    "DML_ACTIVATION_CELU_OPERATOR_DESC": 24, "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC": 24,
     "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC": 32, "DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC": 32,
     "DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC": 24,
     "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT": 4, "DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT": 4,
@@ -453,26 +457,88 @@ def build() -> dict:
     # d3d12.idl: struct D3D12_RESOURCE_BARRIER { Type; Flags; union { Transition; Aliasing; UAV; }; }
     built["D3D12_RESOURCE_BARRIER"] = type("D3D12_RESOURCE_BARRIER", (C.Structure,), {
         "_anonymous_": ("u",), "_fields_": [("Type", C.c_int), ("Flags", C.c_int), ("u", union)]})
+    built["DML_SCALAR_UNION"] = type("DML_SCALAR_UNION", (C.Union,), {"_fields_": [
+        (name, _ctype(kind, built)) for name, kind in SCALAR_UNION_MEMBERS]})
     if C.sizeof(C.c_void_p) == 8:  # the x64 layouts; a 32-bit Python cannot drive a 64-bit DirectML.dll
         for name, size in X64_SIZES.items():
-            actual = C.sizeof(built[name])
-            assert actual == size, f"{name}: sizeof {actual}, x64 header layout says {size}"
+            if name in built:  # the operator descriptions are built from their fields (description_struct)
+                _assert_size(built[name], size)
         for (name, field), offset in X64_OFFSETS.items():
-            actual = getattr(built[name], field).offset
-            assert actual == offset, f"{name}.{field}: offset {actual}, x64 header layout says {offset}"
+            if name in built:
+                _assert_offset(built[name], field, offset)
     return built
+
+
+def _assert_size(struct, size):
+    actual = C.sizeof(struct)
+    assert actual == size, f"{struct.__name__}: sizeof {actual}, x64 header layout says {size}"
+
+
+def _assert_offset(struct, field, offset):
+    actual = getattr(struct, field).offset
+    assert actual == offset, f"{struct.__name__}.{field}: offset {actual}, x64 header layout says {offset}"
 
 
 STRUCT_TYPES = build()
 globals().update(STRUCT_TYPES)
 
-# The four operators of the seed pages: DirectML name -> (DML_OPERATOR_TYPE, desc struct, FLOAT fields)
-OPERATORS = {
-    "ACTIVATION_CELU": (ENUMS["DML_OPERATOR_ACTIVATION_CELU"], "DML_ACTIVATION_CELU_OPERATOR_DESC", ("Alpha",)),
-    "ACTIVATION_SCALED_ELU": (ENUMS["DML_OPERATOR_ACTIVATION_SCALED_ELU"], "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC",
-                              ("Alpha", "Gamma")),
-    "ELEMENT_WISE_CLIP": (ENUMS["DML_OPERATOR_ELEMENT_WISE_CLIP"], "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC",
-                          ("Min", "Max")),
-    "ELEMENT_WISE_CONSTANT_POW": (ENUMS["DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW"],
-                                  "DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC", ("Exponent",)),
+# ---------------------------------------------------------------------------------------------
+# Operator descriptions. Every DML_*_OPERATOR_DESC of a one-input operator is InputTensor,
+# OutputTensor, then the operator's own fields, each of one of these kinds (the spec's
+# Parameter.kind): kind -> (ctypes type as in STRUCTS, x64 size, x64 alignment), from the C type
+# DirectML.h gives the field.
+# ---------------------------------------------------------------------------------------------
+DESC_FIELD_KINDS = {
+    "tensor": ("ptr", 8, 8),                      # const DML_TENSOR_DESC*
+    "scale_bias": ("ptr", 8, 8),                  # _Maybenull_ const DML_SCALE_BIAS*
+    "float": ("c_float", 4, 4),                   # FLOAT
+    "uint": ("c_uint32", 4, 4),                   # UINT
+    "int": ("c_int32", 4, 4),                     # INT
+    "enum": (_ENUM, 4, 4),                        # a DML_* enum
+    "data_type": (_ENUM, 4, 4),                   # DML_TENSOR_DATA_TYPE
+    "scalar": ("DML_SCALAR_UNION", 8, 8),         # union: its INT64, UINT64 and DOUBLE members align it to 8
 }
+
+
+def x64_layout(kinds) -> tuple:
+    """(size, offsets) of a struct of fields of these kinds under MSVC's x64 rules, worked out from
+    DESC_FIELD_KINDS's sizes and alignments alone (no ctypes): each field at the next multiple of
+    its alignment, the size rounded up to the largest alignment."""
+    offset, offsets, widest = 0, [], 1
+    for kind in kinds:
+        _, size, align = DESC_FIELD_KINDS[kind]
+        offset = -(-offset // align) * align
+        offsets.append(offset)
+        offset += size
+        widest = max(widest, align)
+    return -(-offset // widest) * widest, offsets
+
+
+_DESCRIPTION_STRUCTS = {}
+
+
+def description_struct(name: str, fields) -> type:
+    """The ctypes class of an operator description: name (DML_*_OPERATOR_DESC) and fields
+    [(field, kind)] in declaration order. Its size and offsets are asserted against x64_layout,
+    and against X64_SIZES / X64_OFFSETS where those pin the header's struct."""
+    key = (name, tuple((str(f), str(k)) for f, k in fields))
+    struct = _DESCRIPTION_STRUCTS.get(key)
+    if struct is not None:
+        return struct
+    unknown = [k for _, k in key[1] if k not in DESC_FIELD_KINDS]
+    if unknown:
+        raise ValueError(f"{name}: field kind(s) {', '.join(unknown)}; known: {', '.join(DESC_FIELD_KINDS)}")
+    struct = type(name, (C.Structure,), {"_fields_": [
+        (f, _ctype(DESC_FIELD_KINDS[k][0], STRUCT_TYPES)) for f, k in key[1]]})
+    if C.sizeof(C.c_void_p) == 8:
+        size, offsets = x64_layout([k for _, k in key[1]])
+        _assert_size(struct, size)
+        for (field, _), offset in zip(key[1], offsets):
+            _assert_offset(struct, field, offset)
+        if name in X64_SIZES:
+            _assert_size(struct, X64_SIZES[name])
+        for (pinned, field), offset in X64_OFFSETS.items():
+            if pinned == name:
+                _assert_offset(struct, field, offset)
+    _DESCRIPTION_STRUCTS[key] = struct
+    return struct

@@ -1,16 +1,15 @@
 """A case -> its DirectML operator description, every field filled as the page names it.
 
 Pure ctypes: the structs are built (and can be inspected byte by byte) on any
-64-bit platform; only the runtime hands them to DirectML.dll.
+64-bit platform; only the runtime hands them to DirectML.dll. The worker knows no
+operator: each case brings its description's layout (conformance/dmldirect/layout.py
+derives it from the operator's spec on the harness's side).
 """
 import ctypes as C
 
 import numpy as np
 
 from conformance.dmldirect import abi
-
-FLOAT_FIELDS = {"Alpha", "Gamma", "Min", "Max", "Exponent"}
-
 
 def float_field(value) -> float:
     """A FLOAT field holds a float32: round the value the way the oracle does (numpy, half to even)."""
@@ -48,58 +47,106 @@ class TensorDesc:
         return C.addressof(self.desc)
 
 
+def scalar_bytes(value, dtype: str) -> bytes:
+    """A DML_SCALAR_UNION holding value as its data type's member (little-endian, as x64 stores
+    it; FLOAT16, which has no member of its own, in the first two of Bytes): a float rounded half
+    to even, an integer exactly."""
+    target = np.dtype(dtype)
+    if target.kind == "f":
+        with np.errstate(over="ignore"):
+            raw = np.array(value, dtype=np.float64).astype(target).tobytes()
+    else:
+        info = np.iinfo(target)
+        whole = isinstance(value, int) or float(value).is_integer()
+        if not whole or not info.min <= int(value) <= info.max:
+            raise ValueError(f"scalar {value!r} is not a {dtype} value")
+        raw = np.array(int(value), dtype=target).tobytes()
+    return raw.ljust(8, b"\0")
+
+
 class OperatorDescription:
     """DML_OPERATOR_DESC -> DML_<OP>_OPERATOR_DESC -> tensors (and DML_SCALE_BIAS where the page has it).
 
-    params use the page's field names; ScaleBias is None or {"Scale": s, "Bias": b}.
+    desc: {"type": "DML_OPERATOR_<OP>", "struct": "DML_<OP>_OPERATOR_DESC", "fields": [[name, kind],
+    ...]}: InputTensor and OutputTensor, then the operator's fields in the header's order, each of a
+    kind of abi.DESC_FIELD_KINDS. params holds every field after the tensors as the harness sends it
+    (conformance/dmldirect/layout.py): "float" a number, "scale_bias" None or {"Scale", "Bias"},
+    "uint"/"int"/"enum" an integer, "data_type" a data type name, "scalar" {"type", "value"}.
     """
 
-    def __init__(self, op: str, dtype: str, shape, params: dict):
-        if op not in abi.OPERATORS:
-            raise KeyError(f"dml-direct has no description for {op!r}")
-        self.op, self.dtype, self.shape, self.params = op, dtype, tuple(int(s) for s in shape), dict(params)
-        self.operator_type, struct_name, float_names = abi.OPERATORS[op]
-        struct = getattr(abi, struct_name)
+    def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None):
+        fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
+        if [kind for _, kind in fields[:2]] != ["tensor", "tensor"] or "tensor" in [k for _, k in fields[2:]]:
+            raise ValueError(f"{desc['struct']}: the fields must start with InputTensor and OutputTensor, "
+                             f"and only those are tensors: {fields}")
+        self.operator_type = abi.ENUMS[desc["type"]]
+        self.dtype, self.output_dtype = dtype, output_dtype or dtype
+        self.shape, self.params = tuple(int(s) for s in shape), dict(params)
+        self.fields_declared = fields
+        names = {name for name, _ in fields[2:]}
+        unknown, missing = set(self.params) - names, names - set(self.params)
+        if unknown or missing:
+            raise KeyError(f"{desc['struct']}: " + "; ".join(
+                text for text in (unknown and f"no field(s) {', '.join(sorted(unknown))}",
+                                  missing and f"no value for {', '.join(sorted(missing))}") if text))
+        struct = abi.description_struct(desc["struct"], fields)
         self.input = TensorDesc(dtype, self.shape)
-        self.output = TensorDesc(dtype, self.shape)
-        fields = {"InputTensor": self.input.address, "OutputTensor": self.output.address}
+        self.output = TensorDesc(self.output_dtype, self.shape)
+        values = {fields[0][0]: self.input.address, fields[1][0]: self.output.address}
         self.scale_bias = None
-        if "ScaleBias" in dict(struct._fields_):
-            scale_bias = self.params.get("ScaleBias")
-            if scale_bias is not None:
-                self.scale_bias = abi.DML_SCALE_BIAS(Scale=float_field(scale_bias.get("Scale", 1.0)),
-                                                     Bias=float_field(scale_bias.get("Bias", 0.0)))
-                fields["ScaleBias"] = C.addressof(self.scale_bias)
-            else:
-                fields["ScaleBias"] = None  # _Maybenull_: no scale and bias
-        for name in float_names:
-            fields[name] = float_field(self.params[name])
-        unknown = set(self.params) - set(float_names) - ({"ScaleBias"} if "ScaleBias" in fields else set())
-        if unknown:
-            raise KeyError(f"{op} has no field(s) {', '.join(sorted(unknown))}")
-        self.struct = struct(**fields)
+        self.scalars = {}  # scalar fields: name -> (data type, union)
+        for name, kind in fields[2:]:
+            value = self.params[name]
+            if kind == "scale_bias":
+                if value is not None:  # _Maybenull_: None is no scale and bias
+                    self.scale_bias = abi.DML_SCALE_BIAS(Scale=float_field(value.get("Scale", 1.0)),
+                                                         Bias=float_field(value.get("Bias", 0.0)))
+                values[name] = None if value is None else C.addressof(self.scale_bias)
+            elif kind == "float":
+                values[name] = float_field(value)
+            elif kind == "data_type":
+                values[name] = abi.DATA_TYPES[value]
+            elif kind == "scalar":
+                union = abi.DML_SCALAR_UNION()
+                union.Bytes[:] = scalar_bytes(value["value"], value["type"])
+                self.scalars[name] = (value["type"], union)
+                values[name] = union
+            else:  # uint, int, enum: the integer itself
+                values[name] = int(value)
+        self.struct = struct(**values)
         self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
 
     @property
     def address(self) -> int:
         return C.addressof(self.desc)
 
+    def _value(self, name, kind):
+        """A field's value as the device receives it (scalars as their typed member's value)."""
+        if kind == "scale_bias":
+            return None if self.scale_bias is None else {"Scale": self.scale_bias.Scale,
+                                                         "Bias": self.scale_bias.Bias}
+        if kind == "scalar":
+            dtype, union = self.scalars[name]
+            return np.frombuffer(bytes(union.Bytes), dtype=dtype, count=1)[0].item()
+        return getattr(self.struct, name)
+
     @property
     def key(self) -> tuple:
         """Identical descriptions compile to the same operator (the cache key)."""
-        scale_bias = None if self.scale_bias is None else (self.scale_bias.Scale, self.scale_bias.Bias)
-        floats = tuple((n, getattr(self.struct, n)) for n in abi.OPERATORS[self.op][2])
-        return (self.op, self.dtype, self.shape, floats, scale_bias)
+        values = tuple((name, repr(self._value(name, kind))) for name, kind in self.fields_declared[2:])
+        return (self.operator_type, self.dtype, self.output_dtype, self.shape, values)
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""
         out = {"Type": self.operator_type, "struct": type(self.struct).__name__,
-               "DataType": self.input.buffer.DataType, "DimensionCount": self.input.buffer.DimensionCount,
-               "Sizes": list(self.shape), "TotalTensorSizeInBytes": self.input.total_bytes}
-        for name in abi.OPERATORS[self.op][2]:
-            out[name] = getattr(self.struct, name)
-        if self.scale_bias is not None:
-            out["ScaleBias"] = {"Scale": self.scale_bias.Scale, "Bias": self.scale_bias.Bias}
-        elif hasattr(self.struct, "ScaleBias"):
-            out["ScaleBias"] = None
+               "DataType": self.input.buffer.DataType, "OutputDataType": self.output.buffer.DataType,
+               "DimensionCount": self.input.buffer.DimensionCount, "Sizes": list(self.shape),
+               "TotalTensorSizeInBytes": self.input.total_bytes}
+        for name, kind in self.fields_declared[2:]:
+            out[name] = self._value(name, kind)
         return out
+
+    @classmethod
+    def from_case(cls, case: dict) -> "OperatorDescription":
+        """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
+        return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"))

@@ -119,6 +119,7 @@ class Compiled:
         self.initialised = False
         self.input_bytes = description.input.total_bytes
         self.output_bytes = description.output.total_bytes
+        self.output_dtype = description.output_dtype
         self.fields = description.fields()
 
 

@@ -5,7 +5,8 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
 (conformance.worker.protocol). Requests:
 
   {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
-  {"op": "run", "cases": [{"id", "op", "dtype", "shape", "params", "in_place", "input": array ref}]}
+  {"op": "run", "cases": [{"id", "op", "dtype", "output_dtype", "shape", "desc", "params", "in_place",
+                            "input": array ref}]}  (desc and params: conformance/dmldirect/layout.py)
                     -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}]}
                        status: ok | unsupported (the device refused the description: its HRESULT)
                        | error (anything else, a removed device included: the device is rebuilt)
@@ -81,9 +82,11 @@ class Engine:
     # -- requests ---------------------------------------------------------------------------------
     def hello(self, probe_device=True) -> dict:
         device = self.device
+        loaded = _loaded_directml()
         info = {"op": "hello", "kind": "dml-direct", "python": platform.python_version(),
                 "platform": platform.platform(), "numpy": np.__version__, "pid": os.getpid(),
-                "directml_dll": device.dll_path, "directml_dll_version": _file_version(device.dll_path),
+                "directml_dll": device.dll_path, "directml_loaded": loaded,
+                "directml_dll_version": loaded["file_version"] if isinstance(loaded, dict) else _file_version(device.dll_path),
                 "adapter": device.adapter_info, "adapters": _adapter_list(),
                 "feature_level_max": device.feature_level_max, "min_feature_level": device.min_feature_level,
                 "data_types": device.data_types, "descriptor_heap": device.heap_size,
@@ -127,7 +130,7 @@ class Engine:
         for index, case in enumerate(cases):
             try:
                 x = protocol.take(case["input"], buffers)
-                description = OperatorDescription(case["op"], case["dtype"], case["shape"], case["params"])
+                description = OperatorDescription.from_case(case)
             except Exception as error:
                 results[index] = {"status": ERROR, "message": f"bad case: {type(error).__name__}: {error}"}
                 continue
@@ -181,7 +184,8 @@ class Engine:
         same; the documented refusal is the conforming answer, and the empty result needs no dispatch."""
         fields = description.fields()
         if result is not None and result.get("hresult", "").startswith("E_INVALIDARG"):
-            return {"status": OK, "output": out.put(x.copy()), "fields": fields, "hresult": result["hresult"],
+            empty = np.zeros(x.shape, dtype=description.output_dtype)
+            return {"status": OK, "output": out.put(empty), "fields": fields, "hresult": result["hresult"],
                     "message": "size-0 dimension: CreateOperator refused it with E_INVALIDARG, as "
                                "DML_BUFFER_TENSOR_DESC documents; the empty output needs no dispatch"}
         if result is not None:
@@ -210,7 +214,7 @@ class Engine:
             # Which case took the device down? Run them one at a time on the new device.
             for index, _, data, in_place in pending:
                 case = cases[index]
-                description = OperatorDescription(case["op"], case["dtype"], case["shape"], case["params"])
+                description = OperatorDescription.from_case(case)
                 compiled, result = self._compiled(description)
                 if result is not None:
                     results[index] = result
@@ -226,8 +230,17 @@ class Engine:
         for (index, compiled, _, _), raw in zip(pending, outputs):
             case = cases[index]
             count = int(np.prod(case["shape"], dtype=np.int64))
-            y = np.frombuffer(raw, dtype=case["dtype"], count=count).reshape(case["shape"])
+            y = np.frombuffer(raw, dtype=compiled.output_dtype, count=count).reshape(case["shape"])
             results[index] = {"status": OK, "output": out.put(y), "fields": compiled.fields}
+
+
+def _loaded_directml():
+    """The DirectML.dll this process has really loaded (path, file version, sha256), or 'error: ...'."""
+    try:
+        from conformance.worker.devinfo import loaded_dll
+        return loaded_dll() or "error: no DirectML.dll among the loaded modules"
+    except Exception as error:
+        return f"error: {type(error).__name__}: {error}"
 
 
 def _file_version(path):

@@ -198,7 +198,10 @@ class Evaluator:
         value = node.value
         if math.isfinite(value):
             value = float(nearest_to(np.float64(value), self.fmt.dtype))
-        return Values.points(np.full(shape, value))
+        if node.info is None:
+            return Values.points(np.full(shape, value))
+        ends = sorted((value, node.info))  # a rounded mathematical constant: either value
+        return Values(np.full(shape, ends[0]), np.full(shape, ends[1]), np.ones(shape, bool), np.zeros(shape, bool))
 
     def _add(self, a, b):
         lo, _ = _sum_down_up(a.lo, b.lo)
@@ -378,10 +381,16 @@ class Evaluator:
             f_lo = np.where(np.isnan(f_lo), -INF, f_lo)
             f_hi = np.where(np.isnan(f_hi), INF, f_hi)
             spacing_lo, spacing_hi = self._spacing(f_lo), self._spacing(f_hi)
-            lo = f_lo - info.ulp * spacing_lo - info.abs_error - np.abs(f_lo) * (info.rel_error + _DOUBLE_SLACK)
-            hi = f_hi + info.ulp * spacing_hi + info.abs_error + np.abs(f_hi) * (info.rel_error + _DOUBLE_SLACK)
+            ulp, absolute, relative = (self._in_format(e) for e in (info.ulp, info.abs_error, info.rel_error))
+            lo = f_lo - ulp * spacing_lo - absolute - np.abs(f_lo) * (relative + _DOUBLE_SLACK)
+            hi = f_hi + ulp * spacing_hi + absolute + np.abs(f_hi) * (relative + _DOUBLE_SLACK)
             lo, hi = np.maximum(lo, info.bounds[0]), np.minimum(hi, info.bounds[1])
         return self._enclose(lo, hi, num, nan)
+
+    def _in_format(self, accuracy) -> float:
+        """A declared accuracy: one number, or {format name: number} (a table that grants float32
+        and float16 different figures)."""
+        return accuracy[self.fmt.name] if isinstance(accuracy, dict) else accuracy
 
     def _spacing(self, values):
         """One ULP of the computing format at each value."""

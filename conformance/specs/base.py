@@ -1,6 +1,10 @@
 """What a DirectML operator page says, as data."""
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
+
+import numpy as np
 
 from conformance import featurelevels
 
@@ -25,6 +29,9 @@ class Parameter:
     choices: tuple = ()  # an enum's value names
     enum_values: dict = field(default_factory=dict)  # an enum's name -> value (DirectML.h)
     typed_by: str | None = None  # a "scalar" field: the "data_type" field that types it
+    # tensor data type -> what the description holds for this field when a case leaves it unset
+    # (None), where the page gives no default (dml-direct writes every field)
+    unset: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,7 @@ class OnnxNode:
     opset: int
     attributes: dict = field(default_factory=dict)
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
+    domain: str = ""  # "" for ONNX itself, e.g. "com.microsoft" for ONNX Runtime's contrib operators
     output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
 
 
@@ -67,6 +75,15 @@ class OperatorSpec:
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     elementwise: bool = True  # each output element depends on its input element alone
+    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
+    output_dtype: Callable[[str], str] = same_type
+    # params -> the feature level from which the pages allow these field values (None: any level)
+    parameter_level: Callable | None = None
+    # The integer semantics, where the page has integer types: (params, dtype) -> a function of one
+    # Python int giving the exact result (the page's wrap or saturation applied; where the page is
+    # silent, the documented choice), or None where the fields make it a float computation
+    # (ScaleBias). Written apart from the oracle, which tests/test_registry.py holds to it.
+    integers: Callable | None = None
 
     @property
     def dtypes(self) -> tuple:
@@ -85,10 +102,14 @@ class OperatorSpec:
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.parameters}
 
-    def required_level(self, dtype: str, rank: int) -> str | None:
-        """The lowest feature level at which the page requires (dtype, rank)."""
+    def required_level(self, dtype: str, rank: int, params: dict | None = None) -> str | None:
+        """The lowest feature level at which the page requires (dtype, rank) with these field values."""
         levels = [t.level for t in self.tables if dtype in t.dtypes and rank in t.ranks]
-        return min(levels, key=featurelevels.index) if levels else None
+        if not levels:
+            return None
+        level = min(levels, key=featurelevels.index)
+        needed = self.parameter_level(params) if self.parameter_level and params is not None else None
+        return max(level, needed, key=featurelevels.index) if needed else level
 
     def tolerance(self, dtype: str) -> int:
         return self.tolerance_ulp.get(dtype, 0)
@@ -99,8 +120,23 @@ SAME_TYPE_AND_SHAPE = "InputTensor and OutputTensor must have the same DataType,
 INTEGERS_32 = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
 INTEGERS_64 = ("int64", "uint64")
 ONE_TO_EIGHT = tuple(range(1, 9))
+SAME_TENSORS = "InputTensor and OutputTensor must have the same DataType, DimensionCount and Sizes."
+# The activations' common history: 4-D at 1_0, 4 to 5-D at 2_0, 1 to 8-D at 3_0, FLOAT32 and FLOAT16.
+ACTIVATION_TABLES = (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable("2_0", (4, 5), FLOATS),
+                     SupportTable("1_0", (4,), FLOATS))
 SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+def around(value, dtype: str) -> list:
+    """value in the tensor type and its neighbours: one ULP either side for floats, +-1 for integers."""
+    target = np.dtype(dtype)
+    if target.kind == "f":
+        with np.errstate(over="ignore"):
+            cast = target.type(value)
+            return [np.nextafter(cast, target.type(-np.inf)), cast, np.nextafter(cast, target.type(np.inf))]
+    info = np.iinfo(target)
+    return [v for v in (int(value) - 1, int(value), int(value) + 1) if info.min <= v <= info.max]
 
 
 def float_tables(first_level: str) -> tuple:
@@ -132,3 +168,57 @@ def no_onnx(reason: str) -> Callable:
 def page(struct: str) -> str:
     """The public address of a DirectML operator description's page."""
     return f"https://learn.microsoft.com/windows/win32/api/directml/ns-directml-{struct.lower()}"
+
+
+def neighbours(values, dtype: str) -> list:
+    """Each value in the tensor type, with the values one step below and above it."""
+    result = []
+    with np.errstate(over="ignore"):
+        for value in values:
+            cast = np.array(value, dtype=np.float64).astype(dtype)
+            result += [np.nextafter(cast, cast.dtype.type(-np.inf)), cast,
+                       np.nextafter(cast, cast.dtype.type(np.inf))]
+    return [float(v) for v in result]
+
+
+def integral_edges(dtype: str) -> list:
+    """Where rounding to an integer turns: halves and quarters of both signs (the sign of a zero
+    result included), and the last non-integers below 2^(mantissa bits)."""
+    whole = 2.0 ** np.finfo(dtype).nmant
+    fractions = [0.25, 0.5, 0.75, 1.5, 2.5]
+    return fractions + [-v for v in fractions] + neighbours([whole, -whole], dtype)
+
+
+# -- integer semantics on Python ints (OperatorSpec.integers), written apart from the oracles --------
+
+def wrap(value: int, dtype: str) -> int:
+    """Two's complement wraparound into dtype (where a page is silent: |INT_MIN|, -INT_MIN, ~x)."""
+    info = np.iinfo(dtype)
+    return (value - info.min) % (1 << info.bits) + info.min
+
+
+def saturate(value: int, dtype: str) -> int:
+    info = np.iinfo(dtype)
+    return min(max(value, info.min), info.max)
+
+
+def exact_field(value) -> Fraction:
+    """A FLOAT field (a float32) as an exact rational."""
+    return Fraction(float(np.float32(value)))
+
+
+def cast_bound(bound, dtype: str) -> int:
+    """A FLOAT bound in an integer tensor's type: toward zero, saturating (NaN: 0)."""
+    value = float(np.float32(bound))
+    info = np.iinfo(dtype)
+    whole = 0 if value != value else info.max if value == math.inf else info.min if value == -math.inf else int(value)
+    return saturate(whole, dtype)
+
+
+def scaled_integers(params: dict, dtype: str):
+    """x * Scale + Bias on an integer exactly, truncated toward zero; None without ScaleBias."""
+    scale_bias = params.get("ScaleBias")
+    if scale_bias is None:
+        return None
+    scale, bias = exact_field(scale_bias.get("Scale", 1.0)), exact_field(scale_bias.get("Bias", 0.0))
+    return lambda x: int(x * scale + bias)

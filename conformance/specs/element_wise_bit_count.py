@@ -1,8 +1,17 @@
+import numpy as np
+
 from conformance.specs.base import ONE_TO_EIGHT, OperatorSpec, SupportTable, no_onnx, page
 from conformance.specs.element_wise_bit_not import ALL_TYPES, UNSIGNED_32
 from oracle import element_wise_bit_count
 
 STRUCT = "DML_ELEMENT_WISE_BIT_COUNT_OPERATOR_DESC"
+
+
+def integers(params: dict, dtype: str):
+    """The set bits of x's two's complement pattern in the type's width."""
+    bits = np.iinfo(dtype).bits
+    return lambda x: bin(x % (1 << bits)).count("1")
+
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_BIT_COUNT",
@@ -27,4 +36,5 @@ SPEC = OperatorSpec(
            "The float cases forbid flushing: a bitwise operator must not treat a subnormal as zero.",
            "The page does not allow in-place execution (the output's type may differ)."),
     output_dtype=element_wise_bit_count.output_dtype,
+    integers=integers,
 )

@@ -1,5 +1,5 @@
 from conformance.specs.base import (INTEGERS_64, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, NotReachable, OnnxNode,
-                                    OperatorSpec, SupportTable, page)
+                                    OperatorSpec, SupportTable, page, wrap)
 
 STRUCT = "DML_ELEMENT_WISE_BIT_NOT_OPERATOR_DESC"
 UNSIGNED_32 = ("uint32", "uint16", "uint8")
@@ -10,6 +10,11 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     if dtype.startswith("float"):
         raise NotReachable(f"ONNX's BitwiseNot takes integer tensors only, not {dtype}")
     return OnnxNode("BitwiseNot", 18)
+
+
+def integers(params: dict, dtype: str):
+    """~x in the type's width."""
+    return lambda x: wrap(~x, dtype)
 
 
 SPEC = OperatorSpec(
@@ -32,4 +37,5 @@ SPEC = OperatorSpec(
            "Float results that are NaN are compared as NaN: their payload bits are not checked.",
            "The float cases forbid flushing: a bitwise operator must not treat a subnormal as zero.",
            f"64-bit types ({', '.join(INTEGERS_64)}, float64) need feature level 4_1."),
+    integers=integers,
 )

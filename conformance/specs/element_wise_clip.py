@@ -29,6 +29,22 @@ def output_range(params: dict, dtype: str) -> tuple:
     return low, max(low, high)
 
 
+def integers(params: dict, dtype: str):
+    """max(Min, min(x, Max)) on Python ints, the FLOAT bounds cast as the page says: toward zero,
+    a bound beyond the type saturating to it (NaN 0). None with ScaleBias (a float computation)."""
+    if params.get("ScaleBias") is not None:
+        return None
+    info = np.iinfo(dtype)
+
+    def cast(bound):
+        value = float(np.float32(bound))
+        whole = 0 if value != value else info.max if value == float("inf") else \
+            info.min if value == float("-inf") else int(value)
+        return min(max(whole, info.min), info.max)
+    low, high = cast(params["Min"]), cast(params["Max"])
+    return lambda x: max(low, min(x, high))
+
+
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     scale_bias_not_reachable(params)
     # The bounds travel as initializers already cast to the tensor type, as the page says
@@ -69,4 +85,5 @@ SPEC = OperatorSpec(
            "ONNX Runtime maps Clip to CLIP1 (feature level 5_0), not CLIP itself."),
     d3d=lambda p: maximum(p["Min"], minimum(X, p["Max"])),
     output_range=output_range,
+    integers=integers,
 )

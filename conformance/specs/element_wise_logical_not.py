@@ -3,6 +3,12 @@ from conformance.specs.base import (ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorS
 
 STRUCT = "DML_ELEMENT_WISE_LOGICAL_NOT_OPERATOR_DESC"
 
+
+def integers(params: dict, dtype: str):
+    """1 where x is 0, else 0."""
+    return lambda x: int(x == 0)
+
+
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_LOGICAL_NOT",
     struct=STRUCT,
@@ -23,4 +29,5 @@ SPEC = OperatorSpec(
     notes=("The output has the input's data type (UINT32 or UINT8), as the page's tensor constraints say.",
            "Any non-zero value is true: !2 and !255 are 0, so the cases feed every integer, not only 0 and 1.",
            "ONNX Runtime's DirectML EP uses this operator for Not on bool (as UINT8), with inputs 0 and 1 only."),
+    integers=integers,
 )

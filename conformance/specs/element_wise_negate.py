@@ -1,8 +1,13 @@
-from conformance.specs.base import (ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorSpec, SupportTable, one_node,
-                                    page)
+from conformance.specs.base import ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, OperatorSpec, SupportTable, one_node, page, wrap
 from conformance.specs.primitives import X
 
 STRUCT = "DML_ELEMENT_WISE_NEGATE_OPERATOR_DESC"
+
+
+def integers(params: dict, dtype: str):
+    """-x wrapping in two's complement (-INT_MIN = INT_MIN, the documented choice)."""
+    return lambda x: wrap(-x, dtype)
+
 
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_NEGATE",
@@ -26,4 +31,5 @@ SPEC = OperatorSpec(
            "-(+0) is -0 and -(-0) is +0; the ULP comparison does not tell the two zeros apart.",
            "ONNX Runtime's DirectML EP maps Neg to this operator; older versions used "
            "ELEMENT_WISE_IDENTITY with a ScaleBias of -1 for floats."),
+    integers=integers,
 )

@@ -5,6 +5,12 @@ from conformance.specs.primitives import X, select
 STRUCT = "DML_ELEMENT_WISE_SIGN_OPERATOR_DESC"
 ALL_TYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
 
+
+def integers(params: dict, dtype: str):
+    """-1, 0 or 1."""
+    return lambda x: (x > 0) - (x < 0)
+
+
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_SIGN",
     struct=STRUCT,
@@ -28,4 +34,5 @@ SPEC = OperatorSpec(
            "WebNN's sign give NaN, and ONNX Runtime's CPU provider is expected to differ there.",
            "A subnormal input may be flushed (Direct3D comparisons flush): SIGN then gives 0, which the "
            "flush rule accepts."),
+    integers=integers,
 )

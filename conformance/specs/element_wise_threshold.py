@@ -1,7 +1,7 @@
 import numpy as np
 
-from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS,
-                                    OperatorSpec, Parameter, SupportTable, no_onnx, page)
+from conformance.specs.base import (FLOATS, INTEGERS_32, ONE_TO_EIGHT, SAME_TYPE_AND_SHAPE, SCALE_BIAS, OperatorSpec,
+                                    Parameter, SupportTable, cast_bound, no_onnx, page)
 from conformance.specs.primitives import X, maximum
 from oracle.clip import FLT_MAX
 from oracle.rounding import cast_bound_to_tensor_type
@@ -16,6 +16,14 @@ def special_values(dtype: str, params: dict) -> list:
         return [np.nextafter(low, low.dtype.type(-np.inf)), low, np.nextafter(low, low.dtype.type(np.inf))]
     info = np.iinfo(low.dtype)
     return [int(low) + step for step in (-1, 0, 1) if info.min <= int(low) + step <= info.max]
+
+
+def integers(params: dict, dtype: str):
+    """max(x, Min), Min cast toward zero and saturated; None with ScaleBias (a float computation)."""
+    if params.get("ScaleBias") is not None:
+        return None
+    low = cast_bound(params["Min"], dtype)
+    return lambda x: max(x, low)
 
 
 SPEC = OperatorSpec(
@@ -45,4 +53,5 @@ SPEC = OperatorSpec(
            "as CLIP's page says for its bounds (truncation toward zero, saturation at the type's range), "
            "so THRESHOLD(3, Min=3.7) is 3 in INT32. With ScaleBias the result is truncated likewise.",
            "The page gives no typical Min; the harness's default, -FLT_MAX, thresholds nothing finite."),
+    integers=integers,
 )

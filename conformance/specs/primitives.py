@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LOG2_E = float(np.float32(math.log2(math.e)))
-LN_2 = float(np.float32(math.log(2.0)))
+# Accuracy tables that declared() functions cite (where Direct3D states no figure).
+WGSL_ACCURACY = ("WGSL, 'Accuracy of concrete floating point built-in functions' (gpuweb/gpuweb, wgsl/index.bs "
+                 "#concrete-float-accuracy)")
+OPENCL_ACCURACY = "OpenCL C 3.0, 'Relative Error as ULPs' (full profile; single and half precision tables)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,7 +31,7 @@ class Expr:
     op: str
     args: tuple = ()
     value: float | None = None  # a constant's float32 value
-    info: object = None  # a declared function's Declared
+    info: object = None  # a declared function's Declared; a rounded constant's exact value
 
     def __add__(self, other):
         return Expr("add", (self, lift(other)))
@@ -87,13 +89,14 @@ class Cond:
 @dataclass(frozen=True)
 class Declared:
     """A primitive whose accuracy is declared rather than composed: the interval is
-    reference(arg) widened by ulp (of the result's type), abs_error or rel_error."""
+    reference(arg) widened by ulp (of the result's type), abs_error or rel_error. Each is one
+    number or {"float32": a, "float16": b}, the figure for each format the shader computes in."""
     name: str
     reference: object  # numpy float64 function
     source: str
-    ulp: float = 0.0
-    abs_error: float = 0.0
-    rel_error: float = 0.0
+    ulp: float | dict = 0.0
+    abs_error: float | dict = 0.0
+    rel_error: float | dict = 0.0
     monotone: str | None = None  # "increasing", "decreasing", or None (then bounds apply)
     bounds: tuple = (-math.inf, math.inf)  # the function's range, for a non-monotone function
 
@@ -161,12 +164,19 @@ def is_inf(a) -> Cond:
     return Cond("is_inf", (lift(a),))
 
 
+def rounded_constant(exact: float) -> Expr:
+    """A mathematical constant the shader holds rounded to float32: the lowering uses the rounded
+    value, the exact result the exact one, and the acceptance set must hold both (exp2(x * log2(e))
+    with log2(e) rounded is 20 ULP from exp(x) at x = 88)."""
+    return Expr("const", value=float(np.float32(exact)), info=float(exact))
+
+
 def exp(a) -> Expr:
-    return exp2(LOG2_E * lift(a))
+    return exp2(rounded_constant(math.log2(math.e)) * lift(a))
 
 
 def log(a) -> Expr:
-    return log2(a) * LN_2
+    return log2(a) * rounded_constant(math.log(2.0))
 
 
 def pow_(a, b) -> Expr:

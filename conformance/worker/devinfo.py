@@ -1,11 +1,13 @@
-"""What the worker can say about the device: DirectML.dll's version, the DXGI adapters, and the
-highest DirectML feature level the device reports.
+"""What the worker can say about the device: the DirectML.dll this process has loaded (its path,
+file version and sha256), the DXGI adapters, and the highest DirectML feature level the device
+reports.
 
-The file version is read from the DLL's PE version resource (pure Python, any OS). Adapters
-and feature levels go through DXGI, D3D12 and DirectML with ctypes (Windows or Wine only);
-every query is optional and reports its own failure instead of raising.
+The file version is read from the DLL's PE version resource (pure Python, any OS). The loaded
+modules, adapters and feature levels go through kernel32, DXGI, D3D12 and DirectML with ctypes
+(Windows or Wine only); every query is optional and reports its own failure instead of raising.
 """
 import ctypes
+import hashlib
 import os
 import struct
 import sys
@@ -20,9 +22,13 @@ def file_version(path: str) -> str | None:
     """'1.15.4.0' from the VS_FIXEDFILEINFO of a PE file, or None."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            return version_of(handle.read())
     except OSError:
         return None
+
+
+def version_of(data: bytes) -> str | None:
+    """file_version() of a PE file's bytes."""
     at = data.find(FIXED_FILE_INFO_SIGNATURE)
     while at >= 0:
         # dwSignature, dwStrucVersion, dwFileVersionMS, dwFileVersionLS
@@ -32,6 +38,56 @@ def file_version(path: str) -> str | None:
                 return f"{ms >> 16}.{ms & 0xFFFF}.{ls >> 16}.{ls & 0xFFFF}"
         at = data.find(FIXED_FILE_INFO_SIGNATURE, at + 4)
     return None
+
+
+def identify(path: str) -> dict:
+    """{path, file_version, sha256, size} of a file (a DLL as loaded: what was run, not what was asked for)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": path, "file_version": file_version(path), "sha256": digest.hexdigest(),
+            "size": os.path.getsize(path)}
+
+
+def loaded_modules() -> list:
+    """Paths of every module loaded in this process (K32EnumProcessModules; Windows and Wine)."""
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    process = kernel32.GetCurrentProcess
+    process.restype = ctypes.c_void_p
+    enum = kernel32.K32EnumProcessModules
+    enum.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32)]
+    name = kernel32.K32GetModuleFileNameExW
+    name.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_uint32]
+    handle, count = process(), 256
+    while True:
+        modules, needed = (ctypes.c_void_p * count)(), ctypes.c_uint32()
+        if not enum(handle, modules, ctypes.sizeof(modules), ctypes.byref(needed)):
+            raise OSError(f"K32EnumProcessModules failed: {ctypes.get_last_error()}")
+        if needed.value <= ctypes.sizeof(modules):
+            break
+        count = needed.value // ctypes.sizeof(ctypes.c_void_p) + 16
+    paths = []
+    for module in modules[:needed.value // ctypes.sizeof(ctypes.c_void_p)]:
+        buffer = ctypes.create_unicode_buffer(32768)
+        if name(handle, module, buffer, len(buffer)):
+            paths.append(buffer.value)
+    return paths
+
+
+def loaded_dll(basename: str = "DirectML.dll") -> dict | None:
+    """identify() of the module of that name this process has loaded, or None (not loaded, or not
+    Windows). Where two are loaded (another DirectML.dll loaded first, by path), the others are
+    listed under "also_loaded": which one a caller uses is then not known from here."""
+    if sys.platform != "win32":
+        return None
+    found = [path for path in loaded_modules() if os.path.basename(path).lower() == basename.lower()]
+    if not found:
+        return None
+    info = identify(found[0])
+    if len(found) > 1:
+        info["also_loaded"] = found[1:]
+    return info
 
 
 def directml_dll(onnxruntime_module) -> str | None:
@@ -161,12 +217,22 @@ def max_feature_level(dll_path: str) -> str | None:
 
 
 def describe(onnxruntime_module, probe_device=True) -> dict:
-    """Everything above, each piece either a value or an 'error: ...' string."""
+    """Everything above, each piece either a value or an 'error: ...' string. directml_dll_path is
+    the wheel's DirectML.dll; where this process has loaded a DirectML.dll (the caller makes ONNX
+    Runtime load it first), directml_loaded identifies that file, and directml_dll (its version)
+    and dml_max_feature_level come from it."""
     info = {"directml_dll_path": directml_dll(onnxruntime_module)}
     info["directml_dll"] = file_version(info["directml_dll_path"]) if info["directml_dll_path"] else None
     if probe_device and sys.platform == "win32":
-        for key, query in (("adapters", adapters),
-                           ("dml_max_feature_level", lambda: max_feature_level(info["directml_dll_path"]))):
+        try:
+            info["directml_loaded"] = loaded_dll()
+        except Exception as error:
+            info["directml_loaded"] = f"error: {type(error).__name__}: {error}"
+        loaded = info["directml_loaded"]
+        if isinstance(loaded, dict):
+            info["directml_dll"] = loaded["file_version"]
+        dll = loaded["path"] if isinstance(loaded, dict) else info["directml_dll_path"]
+        for key, query in (("adapters", adapters), ("dml_max_feature_level", lambda: max_feature_level(dll))):
             try:
                 info[key] = query()
             except Exception as error:  # a missing DLL or export must not stop the worker

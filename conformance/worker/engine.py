@@ -16,7 +16,8 @@ Requests:
       proves where every node ran.
   {"op": "forget", "keys": [...]}        -> drops sessions
   {"op": "selfcheck"}                    -> runs a hand-made two-node model (onnxmini)
-  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1; a
+  {"op": "debug", "action": ...}         -> test hooks, only with DMLC_WORKER_TEST_HOOKS=1 (which also
+                                            lets DMLC_WORKER_PRELOAD name a DLL loaded before onnxruntime); a
                                             "debug": action on any request injects the fault there,
                                             "debug_delay": seconds delays its handling
   {"op": "exit"}
@@ -52,11 +53,16 @@ class Session:
 class Engine:
     def __init__(self, test_hooks=None, profile_root=None):
         """profile_root: where the sessions' profile folder goes (default: the temporary folder)."""
+        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
+        if self.test_hooks and os.environ.get("DMLC_WORKER_PRELOAD"):
+            # A test loads another DirectML.dll before ONNX Runtime does, as an application might: the
+            # hello must then name that one.
+            import ctypes
+            ctypes.WinDLL(os.environ["DMLC_WORKER_PRELOAD"])
         import onnxruntime
         self.ort = onnxruntime
         self.sessions = {}
         self.sessions_created = 0
-        self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
         self.profile_dir = tempfile.mkdtemp(prefix="dmlc-worker-profile-", dir=profile_root)
 
     def close(self):
@@ -88,15 +94,39 @@ class Engine:
             return self.debug(header.get("action")), []
         raise ValueError(f"unknown request {op!r}")
 
-    def hello(self, probe_device=True) -> dict:
+    def hello(self, probe_device=True, load_directml=True) -> dict:
         info = {"op": "hello", "protocol": protocol.VERSION, "pid": os.getpid(),
                 "python": sys.version.split()[0], "platform": sys.platform, "machine": platform.machine(),
                 "executable": sys.executable, "numpy": np.__version__,
                 "onnxruntime": self.ort.__version__, "providers": self.ort.get_available_providers()}
         started = time.perf_counter()
+        if probe_device and load_directml:
+            info["directml_load"] = self._load_directml()
         info.update(devinfo.describe(self.ort, probe_device=probe_device))
         info["probe_seconds"] = round(time.perf_counter() - started, 3)
         return info
+
+    def _load_directml(self):
+        """Have ONNX Runtime load DirectML.dll as it would for a case (old releases do it at import,
+        newer ones when the first DirectML session is created: then an empty one is created here),
+        so that the hello reports the DLL actually loaded. -> how it was loaded, or why not."""
+        if sys.platform != "win32" or "DmlExecutionProvider" not in self.ort.get_available_providers():
+            return None
+        try:
+            if devinfo.loaded_dll():
+                return "loaded by import onnxruntime"
+            options = self.ort.SessionOptions()
+            options.log_severity_level = 3
+            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+            started = time.perf_counter()
+            model = onnxmini.model(nodes=[], inputs=[("x", "float32")], outputs=[("x", "float32")])
+            session = self.ort.InferenceSession(model, options, providers=[("DmlExecutionProvider", {"device_id": "0"})])
+            loaded = devinfo.loaded_dll()
+            del session
+            return (f"loaded by creating an empty DirectML session ({_since(started):.2f} s)" if loaded
+                    else "error: no DirectML.dll loaded after creating a DirectML session")
+        except Exception as error:
+            return f"error: {type(error).__name__}: {_one_line(error)}"
 
     def batch(self, header: dict, buffers: list):
         reply = {"op": "batch", "id": header.get("id"), "sessions": {}, "runs": []}

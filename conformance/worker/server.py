@@ -27,6 +27,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="dmlc-worker")
     add_worker_arguments(parser)
     parser.add_argument("--no-device-probe", action="store_true", help="skip the DXGI/D3D12 queries")
+    parser.add_argument("--no-directml-load", action="store_true",
+                        help="do not make ONNX Runtime load DirectML.dll before the hello (a later worker of a run)")
     parser.add_argument("--provider", default="DmlExecutionProvider")
     args = parser.parse_args(argv)
     log = open_log(args.log)
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
         # Beside the log: should this worker be killed before it closes the engine, its profiles
         # go with the log folder, which the harness removes (or keeps, saying where).
         engine = Engine(profile_root=os.path.dirname(os.path.abspath(args.log)) if args.log else None)
-        return engine, engine.hello(probe_device=not args.no_device_probe)
+        return engine, engine.hello(probe_device=not args.no_device_probe, load_directml=not args.no_directml_load)
 
     return connect_and_serve(args, make_engine, log, ready=lambda hello: (
         f"worker ready: onnxruntime {hello['onnxruntime']}, DirectML.dll {hello.get('directml_dll')}"))

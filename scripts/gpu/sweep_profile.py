@@ -27,7 +27,8 @@ def main(argv=None) -> int:
     parser.add_argument("--backend", required=True)
     parser.add_argument("--chunks", type=int, default=24)
     parser.add_argument("--jobs", type=int, default=0)
-    parser.add_argument("--cases", default=str(ROOT / "scripts/gpu/sweeps/activation_celu_float32.yaml"))
+    parser.add_argument("--cases", default=str(min((ROOT / "scripts/gpu/sweeps").glob("*.yaml"))),
+                        help="a sweep case file (default: the first in scripts/gpu/sweeps)")
     parser.add_argument("--provider-option", action="append", default=[])
     parser.add_argument("--out")
     args = parser.parse_args(argv)

@@ -1,0 +1,89 @@
+"""The harness's side of dml-direct: an operator's spec -> the layout of its DML_*_OPERATOR_DESC,
+and a case -> the request the worker builds that description from.
+
+The worker (conformance/dmldirect/service.py, under the Windows Python) has no conformance.specs,
+so every case carries its description: the DML_OPERATOR_TYPE name, the struct's name and its fields
+in declaration order (InputTensor, OutputTensor, then the spec's parameters, each with its
+Parameter.kind), and the field values in the forms describe.OperatorDescription reads. Only this
+module reads the specs; no operator is named here or in the worker.
+"""
+import numpy as np
+
+from conformance import specs
+from conformance.dmldirect import abi
+
+
+class NoDescription(Exception):
+    """DirectML.h has no operator type for this spec: dml-direct cannot reach it."""
+
+
+def layout(spec) -> dict:
+    """{"type", "struct", "fields": [[name, kind], ...]} of spec's operator description."""
+    type_name = f"DML_OPERATOR_{spec.name}"
+    if type_name not in abi.ENUMS:
+        raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
+    fields = [["InputTensor", "tensor"], ["OutputTensor", "tensor"]] + [[p.name, p.kind] for p in spec.parameters]
+    unknown = [f"{name} ({kind})" for name, kind in fields[2:] if kind not in abi.DESC_FIELD_KINDS or kind == "tensor"]
+    if unknown:
+        raise ValueError(f"{spec.name}: no description field kind for {', '.join(unknown)}; "
+                         f"known: {', '.join(k for k in abi.DESC_FIELD_KINDS if k != 'tensor')}")
+    return {"type": type_name, "struct": spec.struct, "fields": fields}
+
+
+def request(spec, dtype: str, shape, params: dict, in_place: bool = False) -> dict:
+    """What the worker needs to build and run a case's description (its input travels apart).
+    spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
+    spec's defaults. Raises NoDescription (not reachable), or KeyError / ValueError naming the
+    operator or field that cannot be written."""
+    spec = specs.get(spec) if isinstance(spec, str) else spec
+    unknown = set(params) - set(spec.defaults())
+    if unknown:
+        raise KeyError(f"{spec.name} has no field(s) {', '.join(sorted(unknown))}")
+    values = {**spec.defaults(), **params}
+    dtype = str(np.dtype(dtype))
+    return {"op": spec.name, "dtype": dtype, "output_dtype": str(np.dtype(spec.output_dtype(dtype))),
+            "shape": [int(s) for s in shape], "in_place": bool(in_place), "desc": layout(spec),
+            "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters}}
+
+
+def _given(spec, parameter, values, dtype):
+    """A field's value; an unset one (None) takes what its Parameter.unset says for the tensor type."""
+    value = values[parameter.name]
+    if value is None and parameter.kind != "scale_bias":
+        if parameter.unset is None:
+            raise ValueError(f"{spec.name}: field {parameter.name} is unset and its spec gives no value "
+                             "for the description (Parameter.unset)")
+        value = parameter.unset(dtype)
+    return value
+
+
+def _wire(spec, parameter, values, dtype):
+    value = _given(spec, parameter, values, dtype)
+    kind = parameter.kind
+    if kind == "float":
+        return float(value)
+    if kind == "scale_bias":
+        return None if value is None else {"Scale": float(value["Scale"]), "Bias": float(value["Bias"])}
+    if kind == "enum":
+        if value not in parameter.enum_values:
+            raise ValueError(f"{spec.name}: {parameter.name} {value!r} is not one of "
+                             f"{', '.join(parameter.enum_values)} (Parameter.enum_values)")
+        return int(parameter.enum_values[value])
+    if kind in ("uint", "int"):
+        low, high = (0, 1 << 32) if kind == "uint" else (-(1 << 31), 1 << 31)
+        whole = isinstance(value, int) or float(value).is_integer()
+        if not whole or not low <= int(value) < high:
+            raise ValueError(f"{spec.name}: {parameter.name} {value!r} is not a {kind.upper()} (32 bits)")
+        return int(value)
+    if kind == "data_type":
+        return str(np.dtype(value))
+    if kind == "scalar":
+        typed_by = spec.parameter(parameter.typed_by or "")
+        if typed_by is None or typed_by.kind != "data_type":
+            raise ValueError(f"{spec.name}: scalar field {parameter.name} names no data_type field in "
+                             f"typed_by ({parameter.typed_by!r})")
+        return {"type": str(np.dtype(_given(spec, typed_by, values, dtype))), "value": value}
+    raise ValueError(f"{spec.name}: no description field kind {kind!r} ({parameter.name})")
+
+
+__all__ = ["NoDescription", "layout", "request"]

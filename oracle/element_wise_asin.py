@@ -1,0 +1,9 @@
+"""DML_ELEMENT_WISE_ASIN: f(x) = asin(x), after the optional ScaleBias; NaN outside [-1, 1]."""
+import numpy as np
+
+from oracle.scale_bias import after_scale_bias
+
+OPERATOR = "ELEMENT_WISE_ASIN"
+DEFAULTS = {"ScaleBias": None}
+
+reference = after_scale_bias(np.arcsin)
