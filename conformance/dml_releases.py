@@ -11,6 +11,10 @@ with a release.json written by scripts/setup-dml-wine.sh --releases once its sel
 import json
 from dataclasses import dataclass
 from pathlib import Path
+try:
+    from conformance.errors import BadInput
+except ImportError:  # run as a script by the shell helpers (scripts/dml_wine/releases.sh), not as the package
+    BadInput = ValueError
 
 TABLE = Path(__file__).with_name("dml_releases.tsv")
 OPTION = "dml_release"  # the provider option of dml-wine and dml-direct
@@ -87,7 +91,7 @@ def resolve(selector: str) -> Release:
         return by_ort[0]
     if by_dml:
         return by_dml[-1]
-    raise ValueError(f"no onnxruntime-directml release or DirectML.dll version {selector!r} in {TABLE.name}; known: "
+    raise BadInput(f"no onnxruntime-directml release or DirectML.dll version {selector!r} in {TABLE.name}; known: "
                      + ", ".join(f"{r.onnxruntime} (DirectML {short(r.directml)})" for r in known))
 
 

@@ -8,6 +8,7 @@ of one backend and device gets its diff (reports.diff): what regressed, improved
 from dataclasses import dataclass
 
 from conformance.dml_releases import short
+from conformance.errors import BadInput
 from reports import diff as diffs
 from reports import sidebyside
 
@@ -36,7 +37,7 @@ def arrange(runs) -> list:
     """Sort runs (in place) by backend, device and release, label them by release; -> [Step]."""
     for run in runs:
         if not versions(run.header)[0]:
-            raise ValueError(f"{run.path}: its header names no DirectML.dll version; --releases compares "
+            raise BadInput(f"{run.path}: its header names no DirectML.dll version; --releases compares "
                              f"DirectML runs (dml-wine, dml-direct, dml)")
     several_devices = len({run.header.get("device") for run in runs}) > 1
 
