@@ -108,8 +108,11 @@ def test_smoke_selection_is_small_explicit_and_per_operator():
         op: len(cases) for op, cases in per_operator.items()}
     assert {c.dtype for c in chosen} == {"float32", "float16"}
     assert {c.rank for c in chosen} >= {1, 4, 8}
+    # Special values in the smoke run for the seed operators (their specials conform on lavapipe);
+    # the catalogue's specials break on lavapipe for many operators (docs/d3d/batch-b-lavapipe.md,
+    # docs/findings-activations.md) and are judged by the default suite, not the smoke run.
     with_specials = {c.op for c in chosen if c.generator["kind"] == "specials"}
-    assert len(with_specials) >= len(per_operator) / 2, with_specials
+    assert len(with_specials) >= 3, with_specials
     assert all(not c.in_place and c.params.get("ScaleBias") is None for c in chosen)
     assert all(c.generator["kind"] not in inputs.STREAMED and c.elements <= 1 << 16 for c in chosen)
 
