@@ -37,7 +37,7 @@ LOCK=$ROOT/scripts/windows_harness/requirements.txt
 WANTED="numpy==2.1.3 onnxruntime-directml==1.24.4 pyyaml tabulate onnx jsonschema tqdm jinja2 numba llvmlite
         pytest pytest-xdist colorama pip"
 INSTALL="dml-conformance[dml] pytest pytest-xdist"
-CHECK_SELECTION="ELEMENT_WISE_CLIP/float32/rank4 and uniform and not Scale= and not in-place"
+CHECK_SELECTION="float32/rank4[2x3x4x5]/Min=-1,Max=1/uniform[-8,8] and not Scale= and not in-place"
 
 MODE=provision
 for arg in "$@"; do
@@ -267,4 +267,4 @@ print(f"    {len(cases)} cases pass in process on DmlExecutionProvider ({header.
 EOF
 done_step
 echo "setup-windows-harness: the Windows harness is ready ($(( $(date +%s) - START )) s): $MARKER"
-echo "    try: conformance lane windows -- run --backend dml -k 'CLIP and float32 and rank4'"
+echo "    try: conformance lane windows -- run --backend dml --smoke -k 'float32 and rank4'"
