@@ -228,6 +228,8 @@ class _Float16Table:
         self.reference = oracle.reference(op, every, "float16", **params)
         self.expected = oracle.round_to(self.reference, "float16")
         self.expected_bits = self.expected.view(np.uint16)
+        # The compiled loop reads float64; a bitwise operator's reference is float16 bits (exact in float64).
+        self.reference64 = np.asarray(self.reference, dtype=np.float64)
 
 
 class Verifier:
@@ -520,7 +522,7 @@ class Verifier:
                 if table is not None and kernel is not None:
                     codes = xs.view(np.uint16)
                     keep(begin, xs, actual_s, kernel.float16_table_stats(
-                        codes, actual_s.view(np.uint16), table.reference, table.expected_bits, table.DECODE,
+                        codes, actual_s.view(np.uint16), table.reference64, table.expected_bits, table.DECODE,
                         0, histogram, scratch, positions),
                          lambda where: (table.expected[codes[where]], table.reference[codes[where]]))
                     continue
