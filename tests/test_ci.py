@@ -64,19 +64,22 @@ def stub(folder: Path, name: str, script: str) -> Path:
     return path
 
 
-def test_the_dml_wine_hook_fails_ci_when_provisioning_fails(tmp_path):
+@pytest.mark.parametrize("hook, setup_script, log", [
+    ("50-dml-wine.sh", "setup-dml-wine.sh", "ci-setup.log"),
+    ("70-windows-harness.sh", "setup-windows-harness.sh", "windows-harness/ci-setup.log")])
+def test_a_provisioning_hook_fails_ci_when_provisioning_fails(tmp_path, hook, setup_script, log):
     hooks = tmp_path / "scripts" / "ci.d"
     hooks.mkdir(parents=True)
-    shutil.copy(ROOT / "scripts" / "ci.d" / "50-dml-wine.sh", hooks)
-    setup = tmp_path / "scripts" / "setup-dml-wine.sh"
+    shutil.copy(ROOT / "scripts" / "ci.d" / hook, hooks)
+    setup = tmp_path / "scripts" / setup_script
     env = dict(os.environ, DML_WINE_HOME=str(tmp_path / "lane"))
-    setup.write_text("echo 'setup-dml-wine: no Wine 8 for this release'; exit 7\n")
-    done = subprocess.run(["bash", str(hooks / "50-dml-wine.sh")], capture_output=True, text=True, env=env)
+    setup.write_text("echo 'setup: no Wine 8 for this release'; exit 7\n")
+    done = subprocess.run(["bash", str(hooks / hook)], capture_output=True, text=True, env=env)
     assert done.returncode == 7 and "PROVISIONING FAILED (exit 7" in done.stderr, done.stdout + done.stderr
-    assert "no Wine 8 for this release" in (tmp_path / "lane" / "ci-setup.log").read_text()
-    setup.write_text("echo 'setup-dml-wine: ready'\n")
-    done = subprocess.run(["bash", str(hooks / "50-dml-wine.sh")], capture_output=True, text=True, env=env)
-    assert done.returncode == 0 and "lane is ready" in done.stdout, done.stdout + done.stderr
+    assert "no Wine 8 for this release" in (tmp_path / "lane" / log).read_text()
+    setup.write_text("echo 'setup: ready'\n")
+    done = subprocess.run(["bash", str(hooks / hook)], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and "is ready" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_webgpu_hook_fails_ci_when_its_install_fails(tmp_path):

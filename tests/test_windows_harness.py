@@ -4,7 +4,7 @@ conformance.exe with --backend auto (which must choose dml) and dml, report, dif
 plugin, Ctrl-C, --jobs and numba, --save-failures; and its verdicts are dml-wine's, case for case.
 
 With the environment variable CI set, a Windows harness that is not provisioned
-(scripts/ci.d/70-windows-harness.sh) FAILS these tests; elsewhere they skip and say why.
+(scripts/ci.d/70-windows-harness.sh, which then also fails CI) FAILS these tests; elsewhere they skip and say why.
 """
 import io
 import json
