@@ -348,7 +348,7 @@ cp -a "$CACHE"/debs/x/usr/lib/x86_64-linux-gnu/libEGL.so.1* "$CARRY/extras/lib/"
 # The extras ride with the last chunk where they fit, else in a call of their own (all receives
 # come before the setup, so the order does not matter).
 last=$(ls -d "$CARRY"/c* | tail -n 1)
-room=$(( 60 * 1048576 - $(du -sb "$last" | cut -f1) ))
+room=$(( (60 - ${WORKTREE_MIB:-4}) * 1048576 - $(du -sb "$last" | cut -f1) ))  # the tree rides with every call
 if [ "$(du -sb "$CARRY/extras" | cut -f1)" -le "$room" ]; then
     mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras/lib" "$last/"
 else
