@@ -4,6 +4,7 @@ Each line is flushed as it is written, so a crash loses nothing already done. Re
 end their lines with "\n" on every system (Windows' text mode would write "\r\n"): the same run
 gives the same bytes on Windows and Linux, for diffs, git and CI.
 """
+import gzip
 import json
 import os
 from pathlib import Path
@@ -90,8 +91,10 @@ def partial(header, footer) -> str | None:
 
 
 def _records(path):
-    """(line number, record) per line; (number, None) for a last line cut short."""
-    with open(path, encoding="utf-8") as handle:
+    """(line number, record) per line; (number, None) for a last line cut short. A path ending
+    in .gz is read through gzip (results committed under docs/ are kept compressed)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
         try:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
@@ -108,3 +111,5 @@ def _records(path):
                 yield number, record
         except UnicodeDecodeError:
             raise BadInput(f"{path}: not a results file (not UTF-8 text)") from None
+        except (EOFError, gzip.BadGzipFile) as error:
+            raise BadInput(f"{path}: not a readable gzip file ({error})") from None

@@ -378,3 +378,14 @@ def test_markdown_and_junit_without_a_footer_say_the_results_are_partial():
     assert int(root.get("tests")) == len(records)
     footer = [p.get("value") for p in root.iter("property") if p.get("name") == "footer"]
     assert footer and footer[0].endswith("the results are partial")
+
+
+def test_gzipped_results_read_as_the_plain_file_and_a_bad_gzip_is_an_error(tmp_path):
+    import gzip
+    path = write_results(tmp_path / "r.jsonl")
+    packed = tmp_path / "r.jsonl.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    assert read_results(packed) == read_results(path)
+    (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip at all\n")
+    done = conformance("report", tmp_path / "bad.jsonl.gz")
+    assert done.returncode == 2 and "not a readable gzip file" in done.stderr, done.stderr
