@@ -26,7 +26,6 @@ from conformance import featurelevels, statuses
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 CASE_FILE = re.compile(r"^operator\s*:", re.MULTILINE)
-SKIP = {statuses.UNSUPPORTED, statuses.NOT_REACHABLE}
 STATE = pytest.StashKey()
 
 
@@ -145,7 +144,7 @@ class CaseItem(pytest.Item):
         status = record["status"]
         if status == statuses.PASS:
             return
-        if status in SKIP:
+        if status in statuses.SKIPPED:
             reason = f"{status}: {(record.get('message') or '').strip() or 'no message'}"
             try:
                 raise pytest.skip.Exception(reason, _use_item_location=True)

@@ -3,20 +3,12 @@ from tabulate import tabulate
 
 from conformance import statuses
 from conformance.verdicts import judgement, operator_rows
-
-COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
-           (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
-           (statuses.UNSUPPORTED, "unsupported (not required)"), (statuses.NOT_REACHABLE, "not reachable"),
-           (statuses.ERROR, "error"), (statuses.CRASH, "crash"), (statuses.TIMEOUT, "timeout"),
-           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL"),
-           ("models_disagree", "other model differs")]
+from reports.matrix import operator_columns
 
 
 def table(records, tablefmt="simple") -> str:
     rows = operator_rows(records)
-    used = [(key, title) for key, title in COLUMNS
-            if key in ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
-            or any(row[key] for row in rows)]
+    used = operator_columns(rows, extra=[("models_disagree", "other model differs")])
     return tabulate([[row[key] for key, _ in used] for row in rows], headers=[t for _, t in used],
                     tablefmt=tablefmt)
 

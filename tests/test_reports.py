@@ -12,6 +12,7 @@ import pytest
 from test_reports_fixtures import (FOOTER, HEADER, HOSTILE_DEVICE, HOSTILE_ID, conformance, known_records,
                                    write_results)
 
+from conformance import statuses
 from conformance.results import read_results
 from reports import details, html, junit, markdown, matrix
 
@@ -91,6 +92,18 @@ def known(tmp_path):
 
 
 # ---- the matrix ----------------------------------------------------------------------------
+
+def test_the_most_severe_first_order_agrees_with_the_severity_scale():
+    """A cell's colour (most severe first) and a diff's regressions (the severity scale) rank alike,
+    and every failing status is worse than every status that does not fail."""
+    assert sorted(statuses.MOST_SEVERE_FIRST) == sorted(statuses.ALL)
+    scale = [statuses.severity(s) for s in statuses.MOST_SEVERE_FIRST]
+    assert scale == sorted(scale, reverse=True)
+    assert min(statuses.severity(s) for s in statuses.FAILING) > max(
+        statuses.severity(s) for s in statuses.ALL if s not in statuses.FAILING)
+    assert statuses.severity("a-newer-status") == statuses.severity(statuses.ERROR)
+    assert statuses.rank("a-newer-status") < statuses.rank(statuses.CRASH)
+
 
 def test_matrix_model_for_known_results():
     built = matrix.build(known_records())
@@ -275,7 +288,7 @@ def cpu_reports(tmp_path_factory):
 
 def test_cpu_run_reports_agree_with_the_results(cpu_reports):
     header, records, footer = read_results(cpu_reports / "cpu.jsonl")
-    failing = [r for r in records if r["status"] in matrix.statuses.FAILING]
+    failing = [r for r in records if r["status"] in statuses.FAILING]
     assert len(records) > 700 and failing
     root = ET.parse(cpu_reports / "cpu.xml").getroot()
     assert int(root.get("tests")) == len(records)
@@ -286,7 +299,7 @@ def test_cpu_run_reports_agree_with_the_results(cpu_reports):
     for row in matrix.build(records).rows:
         for (dtype, level), cell in row.cells.items():
             text, klass = cells[(row.op, dtype, level)]
-            assert text.startswith(f"{matrix.SHORT[cell.status]} {cell.shown}/{cell.total}")
+            assert text.startswith(f"{statuses.short(cell.status)} {cell.shown}/{cell.total}")
             assert klass == f"cell {matrix.css_class(cell.status)}"
     for record in failing:
         assert f'id="{details.anchor(record["id"])}"' in page

@@ -4,15 +4,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from conformance.errors import BadInput
+# The statuses a backend's outcome may carry besides OK; a case record takes them over as they are
+# (UNSUPPORTED becomes unsupported-required where the feature level requires the case).
+from conformance.statuses import CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE, TIMEOUT, UNSUPPORTED  # noqa: F401
 
-# Outcome statuses a backend may return.
-OK = "ok"
-UNSUPPORTED = "unsupported"
-NOT_REACHABLE = "not-reachable"
-ERROR = "error"
-CRASH = "crash"
-TIMEOUT = "timeout"
-CPU_FALLBACK = "cpu-fallback"
+OK = "ok"  # an output, for the runner to judge
 
 
 class BackendUnavailable(Exception):
