@@ -60,10 +60,10 @@ from conformance.onnx_models import as_directml
 # named here for the callers that ask this module.
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
 from conformance.errors import BadInput
-from conformance.worker import protocol
+from conformance.worker import ortcommon, protocol
 
 DML = "DmlExecutionProvider"
-CPU = "CPUExecutionProvider"
+CPU = ortcommon.CPU
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
 MAX_START_FAILURES = 3
@@ -652,29 +652,9 @@ class WorkerBackend(Backend):
         raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
 
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
-        output = as_directml(output)
-        name = graph.node_name(index)
-        placement = graph.placement or {}
-        foreign = {n: p for n, p in placement.items() if p != self.provider}
-        node_names = {graph.node_name(i) for i in range(len(graph.nodes))}
-        fused = {n: p for n, p in placement.items() if n.startswith("DmlFusedNode") and p == self.provider}
-        own = {name: placement[name]} if name in placement else dict(fused)
-        if name in foreign:
-            return Outcome(CPU_FALLBACK, output=output, placement={name: foreign[name]},
-                           message=f"node {name} ran on {foreign[name]}, not {self.provider}")
-        stray = {n: p for n, p in foreign.items() if n not in node_names}
-        if stray:
-            return Outcome(CPU_FALLBACK, output=output, placement={**own, **stray},
-                           message=f"nodes of this case's graph ran outside {self.provider}: "
-                           + ", ".join(f"{n} on {p}" for n, p in stray.items()))
-        if not own and self.provider == "CPUExecutionProvider":
-            # Nowhere else to run (OrtBackend's rule for CPU sessions): a node the profile does not
-            # name, e.g. a contrib operator ONNX Runtime ran as its function body, still ran here.
-            own = {name: self.provider}
-        if not own:
-            return Outcome(CPU_FALLBACK, output=output, placement={},
-                           message=f"node {name} is not in the profile (no proof it ran on {self.provider})")
-        return Outcome(OK, output=output, placement=own)
+        names = {graph.node_name(i) for i in range(len(graph.nodes))}
+        proven, where, why = ortcommon.prove(graph.placement or {}, self.provider, graph.node_name(index), names)
+        return Outcome(OK if proven else CPU_FALLBACK, output=as_directml(output), placement=where, message=why)
 
     def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):
         channel = self._channel

@@ -9,7 +9,6 @@ node, a case's tensor to its node and a one-element dummy to the others, so one
 run serves one case per node. A graph that cannot be made, or a run that fails,
 falls back to one single-node session per parameter set, which names the culprit.
 """
-import json
 import os
 import platform
 import re
@@ -24,6 +23,7 @@ from conformance.backends.base import (CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, U
                                        BackendUnavailable, Outcome)
 from conformance.onnx_models import as_directml, single_node_model
 from conformance.specs.base import NotReachable
+from conformance.worker import ortcommon
 
 MAX_NODES = 64  # parameter sets in one shared graph
 KERNEL_NOT_FOUND = "Could not find an implementation for"
@@ -54,7 +54,7 @@ class OrtBackend(Backend):
         self.check_placement = check_placement
         self.share_graphs = share_graphs  # False: one single-node session per parameter set, as run()
         self.ort = import_onnxruntime()
-        self.ort.set_default_logger_severity(3)
+        self.ort.set_default_logger_severity(ortcommon.LOG_ERRORS_ONLY)
         available = self.ort.get_available_providers()
         if provider not in available:
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "
@@ -83,7 +83,7 @@ class OrtBackend(Backend):
         meta = {"backend": self.name, "provider": self.provider, "provider_options": self.options,
                 "session_config": self._session_config(), "onnxruntime": self.ort.__version__,
                 "onnxruntime_package": _ort_distribution(), "device": _cpu_name()
-                if self.provider == "CPUExecutionProvider" else self.options.get("device_id", "default"),
+                if self.provider == ortcommon.CPU else self.options.get("device_id", "default"),
                 "directml": None}
         if self.provider == "DmlExecutionProvider":
             meta.update(_directml_device(self.ort, self.options.get("device_id", "0")))
@@ -91,7 +91,7 @@ class OrtBackend(Backend):
 
     def _session_config(self) -> dict:
         config = dict(self.config)
-        if self.disable_cpu_fallback and self.provider != "CPUExecutionProvider":
+        if self.disable_cpu_fallback and self.provider != ortcommon.CPU:
             config["session.disable_cpu_ep_fallback"] = "1"
         # Idle intra-op threads sleep instead of spinning: they would take the cores the
         # verification runs on, and a spinning pool takes ~15 ms to tear down per session.
@@ -205,25 +205,12 @@ class OrtBackend(Backend):
             for number in chosen.values():
                 outcomes[number] = self.run(*items[number])
             return
+        names = [_node_name(n, k) for k, n in enumerate(nodes)]
         proving = graph["placement"] is None
         if proving:
-            graph["placement"] = self._placement(graph["session"], [_node_name(n, k) for k, n in enumerate(nodes)]) \
-                if self.check_placement else {}
-        profile = graph["placement"]
+            graph["placement"] = self._placement(graph["session"], names) if self.check_placement else {}
         for index, value in zip(indices, values):
-            name = _node_name(nodes[index], index)
-            if name in profile:  # the node ran under its own name: its own verdict
-                placement = {name: profile[name]}
-            else:  # e.g. fused with others into one provider node: the whole session's verdict
-                placement = dict(profile)
-            foreign = {n: p for n, p in placement.items() if p != self.provider}
-            if self.check_placement and (foreign or not placement):
-                outcomes[chosen[index]] = Outcome(
-                    CPU_FALLBACK, output=value, placement=placement,
-                    message="nodes ran outside " + self.provider + ": " +
-                    (", ".join(f"{n} on {p}" for n, p in foreign.items()) or "the profile shows no node at all"))
-            else:
-                outcomes[chosen[index]] = Outcome(OK, output=value, placement=placement if proving else {})
+            outcomes[chosen[index]] = self._proven(graph["placement"], names[index], names, value, proving)
 
     def _create_graph(self, graph):
         """A session for a shared graph, or None (the caller falls back to single-node sessions)."""
@@ -244,25 +231,13 @@ class OrtBackend(Backend):
                 graph["failure"] = Outcome(_classify(message), message=message)
             return None
         self.sessions_created += 1
-        if session.get_providers()[0] != self.provider:
-            return None
-        if hasattr(session, "disable_fallback"):
-            session.disable_fallback()
-        return session
+        return None if ortcommon.other_provider(session, self.provider) else session
 
     def _options(self):
-        ort = self.ort
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if self.sequential_no_mem_pattern:
-            options.enable_mem_pattern = False
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        for key, value in self._session_config().items():
-            options.add_session_config_entry(key, str(value))
-        if self.check_placement and not self._cpu_only:
-            options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self._profiles(), f"s{self.sessions_created}")
-        return options
+        profiled = self.check_placement and not self._cpu_only
+        return ortcommon.session_options(
+            self.ort, self._session_config(), self.sequential_no_mem_pattern,
+            os.path.join(self._profiles(), f"s{self.sessions_created}") if profiled else None)
 
     # -- one case, one single-node session per parameter set ------------------------------------
 
@@ -281,17 +256,11 @@ class OrtBackend(Backend):
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
             return Outcome(_classify(str(error)), message=_first_line(str(error)))
         if not proven:
-            placement = self._placement(session, [_node_name(node, 0)])
-            foreign = {n: p for n, p in placement.items() if p != self.provider}
-            if foreign or not placement:
-                failure = Outcome(CPU_FALLBACK, output=output, placement=placement,
-                                  message="nodes ran outside " + self.provider + ": "
-                                  + (", ".join(f"{n} on {p}" for n, p in foreign.items())
-                                     or "the profile shows no node at all"))
-                self._sessions[key] = (session, failure, True)
-                return failure
-            self._sessions[key] = (session, None, True)
-            return Outcome(OK, output=output, placement=placement)
+            names = [_node_name(node, 0)]
+            outcome = self._proven(self._placement(session, names), names[0], names, output, True)
+            # A session that ran elsewhere gives that verdict (and that first output) from now on.
+            self._sessions[key] = (session, outcome if outcome.status == CPU_FALLBACK else None, True)
+            return outcome
         return Outcome(OK, output=output)
 
     def _create(self, node, dtype):
@@ -305,35 +274,30 @@ class OrtBackend(Backend):
             self.sessions_created += 1
             return None, Outcome(_classify(message), message=message), True
         self.sessions_created += 1
-        if session.get_providers()[0] != self.provider:
-            # The Python wrapper retried on another provider ("EP Error ... Falling back").
-            return None, Outcome(CPU_FALLBACK, message=f"session came up on {session.get_providers()} "
-                                                       f"instead of {self.provider}"), True
-        if hasattr(session, "disable_fallback"):
-            session.disable_fallback()
+        elsewhere = ortcommon.other_provider(session, self.provider)
+        if elsewhere:
+            return None, Outcome(CPU_FALLBACK, message=elsewhere), True
         return session, None, not self.check_placement
 
     @property
     def _cpu_only(self) -> bool:
-        return self.provider == "CPUExecutionProvider"
+        return self.provider == ortcommon.CPU
 
     def _placement(self, session, names) -> dict:
         if self._cpu_only:
             # The session has no provider but the CPU one: every node runs there, no profile needed.
             return dict.fromkeys(names, self.provider)
-        path = session.end_profiling()
-        try:
-            with open(path, encoding="utf-8") as handle:
-                events = json.load(handle)
-        finally:
-            os.unlink(path)
-        placement = {}
-        for event in events:
-            args = event.get("args", {})
-            if event.get("cat") == "Node" and "provider" in args:
-                placement[event["name"].removesuffix("_kernel_time")] = args["provider"]
-        return {name: provider for name, provider in placement.items()
-                if not name.endswith(("_fence_before", "_fence_after"))}
+        return ortcommon.placement(session)
+
+    def _proven(self, placement, name, names, output, record) -> Outcome:
+        """The case's Outcome for node `name` of a session whose nodes are names, by the placement
+        its profile gave (record: the placement goes on this case's record)."""
+        if not self.check_placement:
+            return Outcome(OK, output=output)
+        proven, where, why = ortcommon.prove(placement, self.provider, name, names)
+        if not proven:
+            return Outcome(CPU_FALLBACK, output=output, placement=where, message=why)
+        return Outcome(OK, output=output, placement=where if record else {})
 
 
 def _node_name(node, index: int) -> str:
