@@ -14,7 +14,7 @@ import traceback
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.errors import BadInput
-from conformance.outputs import check_writable
+from conformance.outputs import check_writable, write, write_reports
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 from conformance.selection import select
 
@@ -217,14 +217,11 @@ def cmd_run(args) -> int:
     writer.close()
     print(summary.text(header, result.records, footer))
     print(f"results: {results_path}")
-    if args.markdown:
-        _write(args.markdown, summary.markdown(header, result.records, footer))
+    write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     if args.json:
         from conformance.verdicts import operator_rows
-        _write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
-                                      "footer": footer}, indent=2))
-    from conformance.cli_reports import after_run
-    after_run(args, header, result.records, footer)
+        write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
+                                     "footer": footer}, indent=2))
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
@@ -247,12 +244,6 @@ def _jobs(value: int) -> int:
         raise BadInput(f"--jobs {value}: expected 0 (every usable core) or a positive number")
     from conformance.fast import usable_cpus
     return value or usable_cpus()
-
-
-def _write(path, text):
-    from conformance.results import write_report
-    write_report(path, text)
-    print(f"wrote {path}")
 
 
 def cmd_list(args) -> int:

@@ -267,7 +267,6 @@ class State:
 
     def run(self, case) -> dict:
         from conformance import backends, runner
-        from conformance.backends.base import Outcome
         if self.failure is not None:
             raise self.failure
         if self.backend is None:
@@ -284,21 +283,8 @@ class State:
             prepare = getattr(self.backend, "prepare", None)
             if prepare is not None:  # shared graphs, as `conformance run` plans them: fewer sessions
                 prepare(self.cases)
-        x = case.make_input()
-        began = time.perf_counter()
-        outcome = self.backend.run_many([(case, x)])[0]
-        seconds = time.perf_counter() - began
-        try:
-            record = runner.judge(case, x, outcome, self.level, self.backend.name, seconds, model=self.model)
-        except Exception as error:  # a harness bug must not pass for a device failure
-            record = runner.judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
-                                                   f"{type(error).__name__}: {error}"),
-                                  self.level, self.backend.name, seconds, model=self.model)
-        save = self.config.option.conformance_save_failures
-        if save and record["status"] in statuses.FAILING:
-            from conformance.repro import save_case
-            record["repro"] = save_case(save, case, x, outcome)
-        return record
+        return runner.run_case(case, self.backend, self.level, self.config.option.conformance_save_failures,
+                               self.model)
 
     def collect(self, report):
         if self.header is None or self.header.get("runner") != "pytest":
@@ -313,9 +299,8 @@ class State:
                   option.conformance_junit]
         if not any(wanted) or not self.records:
             return
-        from conformance.cli_reports import write_file
+        from conformance.outputs import write_reports
         from conformance.results import ResultsWriter
-        from reports import html, junit, markdown
         header = dict(self.header or {"type": "header", "backend": option.conformance_backend})
         footer = {"type": "footer", "seconds": round(time.perf_counter() - self.started, 3),
                   "cases": len(self.records), "sessions_created": sum(self.sessions.values()),
@@ -326,12 +311,8 @@ class State:
             for line in [header, *records, footer]:
                 writer.write(line)
             writer.close()
-        if option.conformance_html:
-            write_file(option.conformance_html, html.render_report(header, records, footer))
-        if option.conformance_markdown:
-            write_file(option.conformance_markdown, markdown.report(header, records, footer))
-        if option.conformance_junit:
-            write_file(option.conformance_junit, junit.render(header, records, footer))
+        write_reports(header, records, footer, html=option.conformance_html, markdown=option.conformance_markdown,
+                      junit=option.conformance_junit)
 
     def close(self):
         if self.backend is not None:

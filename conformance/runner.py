@@ -105,12 +105,7 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
         for batch in _batches(cases):
             if generators.streamed(batch[0].generator):
                 writer.write({"type": "in-flight", "ids": [batch[0].id]})
-                try:
-                    record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures, model)
-                except Exception as error:  # a harness bug must not lose the run
-                    record = judge(batch[0], None, Outcome(statuses.ERROR, message=f"harness error while "
-                                                           f"streaming: {type(error).__name__}: {error}"),
-                                   feature_level, backend.name, 0.0, model=model)
+                record = _streamed_record(batch[0], backend, feature_level, verifier, save_failures, model)
                 _emit(record, writer, summary, progress)
                 continue
             inputs = [case.make_input() for case in batch]
@@ -121,17 +116,8 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
             each = (time.perf_counter() - began) / max(len(batch), 1)
             verified = _verify_batch(verifier, batch, inputs, outcomes) if accelerate else {}
             for case, x, outcome in zip(batch, inputs, outcomes):
-                try:
-                    record = judge(case, x, outcome, feature_level, backend.name, each,
-                                   verifier=verifier if accelerate else None, comparison=verified.get(id(case)),
-                                   model=model)
-                except Exception as error:  # a harness bug must not lose the run
-                    record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
-                                                    f"{type(error).__name__}: {error}"),
-                                   feature_level, backend.name, each, model=model)
-                if save_failures and record["status"] in statuses.FAILING:
-                    from conformance.repro import save_case
-                    record["repro"] = save_case(save_failures, case, x, outcome)
+                record = _record(case, x, outcome, feature_level, backend.name, each, save_failures, model,
+                                 verifier=verifier if accelerate else None, comparison=verified.get(id(case)))
                 _emit(record, writer, summary, progress)
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -140,6 +126,43 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
     summary.sessions_created = backend.sessions_created
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def run_case(case, backend, feature_level: str, save_failures=None, model: str = DEFAULT_MODEL) -> dict:
+    """One case alone, as run() runs each (the pytest plugin's item): its record."""
+    if generators.streamed(case.generator):
+        from conformance import fast
+        with fast.Verifier() as verifier:
+            return _streamed_record(case, backend, feature_level, verifier, save_failures, model)
+    x = case.make_input()
+    began = time.perf_counter()
+    outcome = backend.run_many([(case, x)])[0]
+    return _record(case, x, outcome, feature_level, backend.name, time.perf_counter() - began, save_failures,
+                   model)
+
+
+def _record(case, x, outcome, feature_level, backend_name, seconds, save_failures, model, **judging) -> dict:
+    """judge()'s record, the inputs and outputs of a failure saved where asked. A harness bug while
+    judging is the case's error: it must neither lose the run nor pass for a device's failure."""
+    try:
+        record = judge(case, x, outcome, feature_level, backend_name, seconds, model=model, **judging)
+    except Exception as error:
+        record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
+                                        f"{type(error).__name__}: {error}"),
+                       feature_level, backend_name, seconds, model=model)
+    if save_failures and record["status"] in statuses.FAILING:
+        from conformance.repro import save_case
+        record["repro"] = save_case(save_failures, case, x, outcome)
+    return record
+
+
+def _streamed_record(case, backend, feature_level, verifier, save_failures, model) -> dict:
+    try:
+        return _run_streamed(case, backend, feature_level, verifier, save_failures, model)
+    except Exception as error:  # a harness bug must not lose the run
+        return judge(case, None, Outcome(statuses.ERROR, message=f"harness error while streaming: "
+                                         f"{type(error).__name__}: {error}"),
+                     feature_level, backend.name, 0.0, model=model)
 
 
 def _verify_batch(verifier, batch, inputs, outcomes) -> dict:

@@ -1,4 +1,4 @@
-"""The one-screen summary printed at the end of a run, and its markdown form."""
+"""The one-screen summary printed at the end of a run (and by `conformance report`)."""
 from tabulate import tabulate
 
 from conformance import statuses
@@ -36,9 +36,3 @@ def text(header: dict, records, footer: dict) -> str:
                  f"{footer.get('sessions_created', 0)} sessions created"
                  + (" -- INTERRUPTED" if footer.get("interrupted") else ""))
     return "\n".join(lines)
-
-
-def markdown(header: dict, records, footer: dict) -> str:
-    """The full markdown report: run metadata, operators, the compatibility matrix, failing cases."""
-    from reports.markdown import report
-    return report(header, records, footer)
