@@ -167,7 +167,7 @@ def onnx_backend_style(cases):
 
     from conformance import runner, specs
     from conformance.backends.base import NOT_REACHABLE, OK, Outcome
-    from conformance.backends.ort import _classify
+    from conformance.backends.ort import classify_error
     from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, tensor_type
     from conformance.specs.base import NotReachable
 
@@ -194,7 +194,7 @@ def onnx_backend_style(cases):
         except NotReachable as reason:
             outcome = Outcome(NOT_REACHABLE, message=str(reason))
         except Exception as error:
-            outcome = Outcome(_classify(str(error)), message=str(error)[:200])
+            outcome = Outcome(classify_error(str(error)), message=str(error)[:200])
         records.append(runner.judge(case, x, outcome, "5_0", "baseline", time.perf_counter() - began))
     return records
 

@@ -252,7 +252,8 @@ class Verifier:
         self.chunk = int(chunk)
         self.fast = accelerate  # the numpy paths need nothing more; the compiled ones need numba
         self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
-        self._zeros, self._tables, self._bound, self._keys = {}, {}, {}, {}
+        self._zeros, self._bound, self._keys = {}, {}, {}
+        self.tables = {}  # float16 oracle tables by operator and parameters, TABLE_CACHE kept
         self._lock = threading.Lock()
         self._plain_elements = 0  # verified without the compiled comparison so far
         if self.fast:
@@ -293,7 +294,7 @@ class Verifier:
             self._bound[key] = oracle.bind(case.op, case.dtype, **case.oracle_params())
         return self._bound[key]
 
-    def _float32_plan(self, case, kernel):
+    def float32_plan(self, case, kernel):
         """(formula, p0, p1, prepare): how kernel.float32_stats makes this case's reference.
         prepare(x, buffer) -> what the kernel reads: the literal reference (LITERAL), or
         np.expm1 of the formula's argument, or nothing. The operator's oracle module declares
@@ -315,12 +316,12 @@ class Verifier:
     def _table(self, case, build: bool):
         key = self._key(case)
         with self._lock:
-            table = self._tables.get(key)
+            table = self.tables.get(key)
             if table is None and build:
                 table = _Float16Table(case.op, case.oracle_params())
-                if len(self._tables) >= TABLE_CACHE:
-                    self._tables.pop(next(iter(self._tables)))
-                self._tables[key] = table
+                if len(self.tables) >= TABLE_CACHE:
+                    self.tables.pop(next(iter(self.tables)))
+                self.tables[key] = table
         return table
 
     # -- judging --------------------------------------------------------------------------
@@ -492,7 +493,7 @@ class Verifier:
         dtype = np.dtype(case.dtype)
         bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[dtype]
         function = self._reference_function(case)
-        plan = self._float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None
+        plan = self.float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None
         buffer = np.empty(self.chunk) if plan is not None else None
         scratch = np.empty(self.chunk, dtype=np.uint8)
         positions = np.empty(self.chunk, dtype=np.int64)

@@ -257,7 +257,7 @@ class DmlDirectBackend(Backend):
         self._compiled_before += int(self._last_stats.get("operators_compiled") or 0)
         self._last_stats = {}
 
-    def _request(self, header, buffers, timeout):
+    def request(self, header, buffers, timeout):
         """Send, then wait for the answer while watching that the worker is alive."""
         self.sock.settimeout(60)
         self.protocol.send(self.sock, header, buffers)
@@ -353,7 +353,7 @@ class DmlDirectBackend(Backend):
         buffers = self.protocol.Buffers()
         cases = [{"id": case.id, **request, "input": buffers.put(x)} for case, x, request in items]
         try:
-            reply, out = self._request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
+            reply, out = self.request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
         except socket.timeout:
             self.crashes.append("timeout")
             self._failure = Outcome(TIMEOUT, message=f"the dml-direct worker did not answer in "

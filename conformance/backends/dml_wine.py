@@ -54,7 +54,7 @@ from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option)
-from conformance.backends.ort import OrtBackend, _classify, multi_node_model
+from conformance.backends.ort import case_node, classify_error, multi_node_model
 from conformance.onnx_models import as_directml
 # The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
 # named here for the callers that ask this module.
@@ -323,7 +323,7 @@ class WorkerBackend(Backend):
         self._slots = {}  # node key -> (graph key, node index)
         self._graphs = {}
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
-        self._hello = None
+        self.hello = None  # the first worker's: the header's (it loaded DirectML.dll first)
         self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
         try:
@@ -350,7 +350,7 @@ class WorkerBackend(Backend):
             try:
                 # The first worker makes ONNX Runtime load DirectML.dll before its hello (seconds under
                 # lavapipe), so that the header names the DLL really loaded; later ones need not.
-                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self._hello is None)
+                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self.hello is None)
             except BackendUnavailable:
                 self._start_failures += 1
                 raise
@@ -366,8 +366,8 @@ class WorkerBackend(Backend):
                                      f"D3D12 device: " + " | ".join(problems))
         self._start_failures = 0
         self._channel = channel
-        if self._hello is None:  # the header's: the first worker's, which loaded DirectML.dll first
-            self._hello = channel.hello
+        if self.hello is None:
+            self.hello = channel.hello
         self._live = 0
         self._base_memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
@@ -395,8 +395,16 @@ class WorkerBackend(Backend):
         """Unix pids of the live worker (for tests that kill it)."""
         return self._channel.pids() if self._channel is not None else []
 
+    def worker_alive(self) -> bool:
+        return self._channel is not None and self._channel.alive()
+
+    def request(self, header: dict, buffers: list, timeout: float):
+        """One raw request to the worker (started if need be) -> (reply, buffers): for scripts that
+        probe the provider below the backend's own requests (scripts/dml_wine)."""
+        return self._ensure_worker().request(header, buffers, timeout)
+
     def metadata(self) -> dict:
-        hello = self._hello or {}
+        hello = self.hello or {}
         adapters = hello.get("adapters")
         device = adapters[0]["description"] if isinstance(adapters, list) and adapters else "default"
         if self.provider == CPU:
@@ -428,7 +436,7 @@ class WorkerBackend(Backend):
     def _plan(self, case):
         """-> (node key, node, dtype), or an Outcome for cases no graph can express (the ort
         backend's rule: in place and ScaleBias are not reachable)."""
-        made = OrtBackend._make_node(case)
+        made = case_node(case)
         if isinstance(made, Outcome):
             return made
         node, key = made
@@ -604,7 +612,7 @@ class WorkerBackend(Backend):
                 continue
             message = " ".join(str(created.get("error", "no reason given")).split())[:500]
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
-                      else _classify(message))
+                      else classify_error(message))
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
                 self._split(graph)  # each case gets its own verdict in the next round trip
@@ -621,7 +629,7 @@ class WorkerBackend(Backend):
                     outcomes[position] = _copy(graph.failure)
                 elif not result.get("ok"):
                     message = " ".join(str(result.get("error")).split())[:500]
-                    outcomes[position] = Outcome(_classify(message), message=message)
+                    outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
         return retry
@@ -703,7 +711,7 @@ def _copy(outcome: Outcome) -> Outcome:
 
 
 # ---- factories (entry points of dml_conformance.backends) -----------------------------------------------
-def _settings(options: dict) -> tuple:
+def worker_settings(options: dict) -> tuple:
     """Split --provider-option pairs into the harness's settings and the provider's options."""
     options = dict(options or {})
     fusion = str(options.pop("graph_fusion", "on")).lower()
@@ -737,7 +745,7 @@ def _dml_config(settings) -> dict:
     return config
 
 
-def _socket_factory(launcher, settings):
+def socket_factory(launcher, settings):
     def factory(logdir, generation, load_directml=True):
         return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
                              () if load_directml else ("--no-directml-load",))
@@ -754,14 +762,14 @@ def dml_wine(name, options):
     options = dict(options or {})
     requested = options.pop(dml_releases.OPTION, None)
     lane, release = wine_lane.for_release(lane, requested)
-    settings, provider_options = _settings(options)
+    settings, provider_options = worker_settings(options)
     settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
         backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
-                                _socket_factory(launcher, settings), settings, launcher.describe())
+                                socket_factory(launcher, settings), settings, launcher.describe())
         backend.release, backend.release_requested = release, requested
     except BaseException:
         launcher.close()
@@ -783,7 +791,7 @@ dml_wine.available = _dml_wine_available
 
 
 def _native(name, provider, options, config_for):
-    settings, provider_options = _settings(options)
+    settings, provider_options = worker_settings(options)
     if settings["transport"] == "inprocess":
         def factory(logdir, generation, load_directml=True):
             return InProcessChannel(test_hooks=settings["test_hooks"])
@@ -791,7 +799,7 @@ def _native(name, provider, options, config_for):
     elif settings["transport"] == "subprocess":
         env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
         launcher = NativeLauncher(env=env)
-        factory = _socket_factory(launcher, settings)
+        factory = socket_factory(launcher, settings)
         describe = launcher.describe()
     else:
         raise BadInput(f"--provider-option transport={settings['transport']}: expected subprocess or inprocess")

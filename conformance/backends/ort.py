@@ -60,24 +60,24 @@ class OrtBackend(Backend):
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "
                                      f"(it has {', '.join(available)})")
         self._sessions = {}  # key -> (session, failure Outcome or None)
-        self._profile_dir = None  # made on the first profiled session, removed by close() or at exit
+        self.profile_dir = None  # made on the first profiled session, removed by close() or at exit
         self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
         self._plan = {}  # node key -> (graph number, node index) in a shared graph
         self._graphs = []  # [{"nodes": [OnnxNode], "dtype": str, "session", "failed", "placement"}]
 
     def _profiles(self) -> str:
-        if self._profile_dir is None:
-            self._profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._profile_dir, True)
-        return self._profile_dir
+        if self.profile_dir is None:
+            self.profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.profile_dir, True)
+        return self.profile_dir
 
     def close(self):
         self._sessions.clear()
         for graph in self._graphs:
             graph["session"] = None
-        if self._profile_dir is not None:
+        if self.profile_dir is not None:
             self._cleanup()
-            self._profile_dir = None
+            self.profile_dir = None
 
     def metadata(self) -> dict:
         meta = {"backend": self.name, "provider": self.provider, "provider_options": self.options,
@@ -103,21 +103,8 @@ class OrtBackend(Backend):
         memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())))
         found = self._nodes.get(memo_key)
         if found is None:
-            found = self._nodes[memo_key] = self._make_node(case)
+            found = self._nodes[memo_key] = case_node(case)
         return found
-
-    @staticmethod
-    def _make_node(case):
-        if case.in_place:
-            return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
-                                                  "cannot be requested through ONNX Runtime")
-        try:
-            node = specs.get(case.op).to_onnx(case.dtype, case.params)
-        except NotReachable as reason:
-            return Outcome(NOT_REACHABLE, message=str(reason))
-        key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
-               tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
-        return node, key
 
     # -- shared graphs --------------------------------------------------------------------------
 
@@ -228,7 +215,7 @@ class OrtBackend(Backend):
                 op_type = graph["nodes"][0].op_type
                 message = re.sub(rf"node with name '{re.escape(op_type)}_\d+'", f"node with name '{op_type}_0'",
                                  message)
-                graph["failure"] = Outcome(_classify(message), message=message)
+                graph["failure"] = Outcome(classify_error(message), message=message)
             return None
         self.sessions_created += 1
         return None if ortcommon.other_provider(session, self.provider) else session
@@ -254,7 +241,7 @@ class OrtBackend(Backend):
         try:
             output = as_directml(session.run(["y"], {"x": x})[0])
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
-            return Outcome(_classify(str(error)), message=_first_line(str(error)))
+            return Outcome(classify_error(str(error)), message=_first_line(str(error)))
         if not proven:
             names = [_node_name(node, 0)]
             outcome = self._proven(self._placement(session, names), names[0], names, output, True)
@@ -272,7 +259,7 @@ class OrtBackend(Backend):
         except Exception as error:
             message = _first_line(str(error))
             self.sessions_created += 1
-            return None, Outcome(_classify(message), message=message), True
+            return None, Outcome(classify_error(message), message=message), True
         self.sessions_created += 1
         elsewhere = ortcommon.other_provider(session, self.provider)
         if elsewhere:
@@ -300,6 +287,21 @@ class OrtBackend(Backend):
         return Outcome(OK, output=output, placement=where if record else {})
 
 
+def case_node(case):
+    """-> (OnnxNode, key: equal for cases one node serves), or the Outcome that says why ONNX
+    Runtime cannot run the case (in place, or not expressible as an ONNX node)."""
+    if case.in_place:
+        return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
+                                              "cannot be requested through ONNX Runtime")
+    try:
+        node = specs.get(case.op).to_onnx(case.dtype, case.params)
+    except NotReachable as reason:
+        return Outcome(NOT_REACHABLE, message=str(reason))
+    key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
+           tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
+    return node, key
+
+
 def _node_name(node, index: int) -> str:
     return f"{node.op_type}_{index}"
 
@@ -323,7 +325,9 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-def _classify(message: str) -> str:
+def classify_error(message: str) -> str:
+    """An ONNX Runtime error message's status: unsupported where it says the provider lacks the
+    operator, type or kernel; else error."""
     return UNSUPPORTED if any(marker in message for marker in UNSUPPORTED_MARKERS) else ERROR
 
 
