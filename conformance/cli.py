@@ -143,8 +143,16 @@ def build_parser():
 
 
 def _load(args):
+    return _select(args, _load_all(args))
+
+
+def _load_all(args):
+    """Every case of the case files, before -k."""
     tolerance = parse_tolerances(args.tolerance)
-    cases = load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+    return load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+
+
+def _select(args, cases):
     if args.smoke:
         cases = [case for case in cases if case.smoke]
     return select(cases, args.keyword) if args.keyword else cases
@@ -184,7 +192,8 @@ def cmd_run(args) -> int:
 
     auto_level = str(args.feature_level).lower() == "auto"
     level = None if auto_level else featurelevels.normalise(args.feature_level)
-    cases = _load(args)
+    loaded = _load_all(args)
+    cases = _select(args, loaded)
     if not cases:
         raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else "")
                        + (" among the smoke cases" if args.smoke else ""))
@@ -200,7 +209,8 @@ def cmd_run(args) -> int:
             level = _queried_level(backend)
         results_path = args.results or f"{RESULTS_FOLDER}/{backend.name.replace(':', '_')}.jsonl"
         writer = ResultsWriter(results_path)
-        header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model)
+        header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model,
+                                     case_files=runner.case_files(cases, loaded))
         writer.write(header)
         bar = progress_bar(len(cases), enabled=not args.quiet)
         try:
@@ -220,7 +230,8 @@ def cmd_run(args) -> int:
     write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     if args.json:
         from conformance.verdicts import operator_rows
-        write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
+        summary_header = {key: value for key, value in header.items() if key != "case_files"}
+        write(args.json, json.dumps({"header": summary_header, "operators": operator_rows(result.records),
                                      "footer": footer}, indent=2))
     if result.interrupted:
         return EXIT_INTERRUPTED

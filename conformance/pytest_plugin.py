@@ -101,6 +101,7 @@ def pytest_collect_file(file_path, parent):
 
 class CaseFile(pytest.File):
     def collect(self):
+        from conformance import runner
         from conformance.caseload import DEFAULT_MAX_ELEMENTS, load_file
         state = self.config.stash[STATE]
         option = self.config.option
@@ -108,6 +109,7 @@ class CaseFile(pytest.File):
                           option.conformance_max_elements or DEFAULT_MAX_ELEMENTS, state.tolerance,
                           option.conformance_forbid_flush)
         self.case_ids = [case.id for case in cases]  # a rerun's -k must tell this file's cases apart
+        state.case_files.update(runner.case_files(cases, cases))
         for case in cases:
             # The node id given as text: pytest 9 reads --lf's saved ids with NodeId.parse, which
             # takes a '[' inside a name (rank4[2x3x4x5]) for parameters; this item's id must compare
@@ -202,6 +204,7 @@ class State:
         self.records = []  # (order, record)
         self.cases = []  # the cases this session will run (collected and selected)
         self.sessions = {}  # worker -> sessions created
+        self.case_files = {}  # runner.case_files() of the collected files, for the header
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
@@ -278,7 +281,7 @@ class State:
                 raise
             argv = ["pytest", *map(str, self.config.invocation_params.args)]
             self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv,
-                                              model=self.model)
+                                              model=self.model, case_files=self.case_files)
             self.header["runner"] = "pytest"
             prepare = getattr(self.backend, "prepare", None)
             if prepare is not None:  # shared graphs, as `conformance run` plans them: fewer sessions

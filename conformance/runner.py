@@ -12,6 +12,7 @@ import numpy as np
 from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import Outcome
+from conformance.caseload import checkout_path, source_file
 from conformance.compare import compare, describe
 from conformance.expected import expected_for, interval_judge
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
@@ -32,7 +33,9 @@ class RunSummary:
         return any(r["status"] in statuses.FAILING for r in self.records)
 
 
-def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str = DEFAULT_MODEL) -> dict:
+def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str = DEFAULT_MODEL,
+                 case_files=None) -> dict:
+    """The results' header; case_files: what case_files() gives, for the reports' rerun commands."""
     import onnx
     meta = {"type": "header", "tool": "dml-conformance", "feature_level": feature_level, "seed": seed,
             "tolerance_model": model,
@@ -40,7 +43,26 @@ def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str =
             "onnx": onnx.__version__, "start": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "argv": list(argv if argv is not None else sys.argv)}
     meta.update(backend.metadata())
+    if case_files:
+        meta["case_files"] = case_files
     return meta
+
+
+def case_files(selected, loaded) -> dict:
+    """{source file: {"path": as a rerun from the checkout names it, "ids": every case it expands to}}
+    for the files the selected cases come from (loaded: every case of those files, before -k): a
+    report writes each case's rerun command (a -k that tells it apart from its file's other cases)
+    from this, and not from the case files as they are when it is rendered."""
+    paths = {source: checkout_path(source) for source in {source_file(case.source) for case in loaded}}
+    wanted = {source_file(case.source) for case in selected}
+    if any(paths[source] is None for source in wanted):  # a rerun naming no file loads every shipped one
+        wanted |= {source for source, path in paths.items() if path is None}
+    files = {}
+    for case in loaded:
+        source = source_file(case.source)
+        if source in wanted:
+            files.setdefault(source, {"path": paths[source], "ids": []})["ids"].append(case.id)
+    return files
 
 
 @functools.lru_cache(maxsize=None)

@@ -52,7 +52,7 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
     if footer is None or (footer or {}).get("interrupted"):
         conformant, verdict = False, verdict + " (partial results: the run did not finish)"
     failing = matrix.failing(records)
-    ids = details.known_ids(records)
+    ids = details.known_ids(records, header)
     shown = failing[:DETAILS_LIMIT]
     anchors = {r["id"]: details.anchor(r["id"]) for r in shown}
     first_failure = {}

@@ -53,7 +53,7 @@ def body(record: dict, header: dict, ids) -> str:
 
 
 def render(header: dict, records: list, footer: dict | None) -> str:
-    ids = details.known_ids(records)
+    ids = details.known_ids(records, header)
     by_op = defaultdict(list)
     for record in records:
         by_op[record["op"]].append(record)
@@ -81,7 +81,7 @@ def render(header: dict, records: list, footer: dict | None) -> str:
         for record in items:
             case = ET.SubElement(suite, "testcase", name=clean(record["id"]), classname=classname(header, record),
                                  time=f"{float(record.get('seconds') or 0):.6f}")
-            path = details.case_path(record)
+            path = details.case_path(record, header)
             if path:
                 case.set("file", clean(path))
                 line = (record.get("source") or "").rsplit(":", 1)[-1]

@@ -79,7 +79,7 @@ def report(header: dict, records: list, footer: dict | None) -> str:
               matrix_table(records), ""]
     failing = matrix.failing(records)
     if failing:
-        ids = details.known_ids(records)
+        ids = details.known_ids(records, header)
         shown = failing[:FAILING_ROWS]
         parts += [f"## Failing cases ({len(failing)})", "",
                   table([[code(r["id"]), text(statuses.label(r["status"])),

@@ -9,10 +9,11 @@ from needs import missing
 from test_reports_fixtures import HOSTILE_ID, conformance, write_results
 
 from conformance import statuses
+from conformance.caseload import REPO_ROOT
 from conformance.results import read_results
 from reports import details, matrix
 
-SCRIPT = details.REPO_ROOT / "scripts" / "report_screenshot.py"
+SCRIPT = REPO_ROOT / "scripts" / "report_screenshot.py"
 
 
 def _screenshot_module():
@@ -197,7 +198,7 @@ def test_without_chromium_the_browser_test_fails_under_ci_and_is_skipped_elsewhe
     env = {**os.environ, "CHROMIUM_BINARY": str(tmp_path / "no-chromium"), "CI": ci}
     done = subprocess.run([sys.executable, "-m", "pytest", __file__, "-p", "no:cacheprovider", "-rsf",
                            "-k", "no_script_from_case_data"], capture_output=True, text=True, env=env,
-                          cwd=details.REPO_ROOT)
+                          cwd=REPO_ROOT)
     assert f"1 {outcome}" in done.stdout, done.stdout[-2000:]  # an error at setup: the run fails
     assert done.returncode == (0 if outcome == "skipped" else 1)
     assert "chromium or chromium-driver is not installed" in done.stdout

@@ -13,6 +13,8 @@ from test_reports_fixtures import (FOOTER, HEADER, HOSTILE_DEVICE, HOSTILE_ID, c
                                    write_results)
 
 from conformance import statuses
+from conformance.caseload import REPO_ROOT
+from conformance.selection import compile_expression
 from conformance.results import read_results
 from reports import details, html, junit, markdown, matrix
 
@@ -322,12 +324,39 @@ def test_report_command_renders_the_same_reports_from_saved_results(cpu_reports,
 def test_the_rerun_command_reruns_that_case_alone(cpu_reports, tmp_path):
     header, records, _ = read_results(cpu_reports / "cpu.jsonl")
     failing = [r for r in records if r["status"] == "fail"][0]
-    command = shlex.split(details.rerun_command(failing, header, details.known_ids(records)))
+    command = shlex.split(details.rerun_command(failing, header, details.known_ids(records, header)))
     assert command[:2] == ["conformance", "run"]
-    done = conformance(*command[1:], "--quiet", "--results", tmp_path / "one.jsonl", cwd=details.REPO_ROOT)
+    done = conformance(*command[1:], "--quiet", "--results", tmp_path / "one.jsonl", cwd=REPO_ROOT)
     _, again, _ = read_results(tmp_path / "one.jsonl")
     assert [(r["id"], r["status"], r["max_ulp"], r["worst"]) for r in again] == [
         (failing["id"], "fail", failing["max_ulp"], failing["worst"])], done.stderr
+
+
+def test_a_report_needs_only_its_results_file(tmp_path):
+    """The rerun command's -k tells the case apart from its file's other cases (here the id of the
+    in-place variant contains it whole) and names the file, though the run selected the case alone
+    and the file is gone when the report is rendered."""
+    cases = tmp_path / "celu.yaml"
+    cases.write_text("operator: ACTIVATION_CELU\ngroups:\n"
+                     "  - {name: apart, dtypes: [float32], shapes: [[2, 3]], inputs: [{kind: uniform}]}\n"
+                     "  - {name: in place, dtypes: [float32], shapes: [[2, 3]], in_place: true,\n"
+                     "     inputs: [{kind: uniform}]}\n")
+    results, first = tmp_path / "r.jsonl", tmp_path / "first.md"
+    done = conformance("run", cases, "--backend", "python:faults:off_by_tolerance_plus_one", "-k", "not in-place",
+                       "--quiet", "--results", results, "--markdown", first)
+    assert done.returncode == 1, done.stderr
+    cases.unlink()
+    again = tmp_path / "again.md"
+    done = conformance("report", results, "--markdown", again)
+    assert done.returncode == 0, done.stderr
+    assert again.read_text() == first.read_text()
+    header, (record,), _ = read_results(results)
+    command = shlex.split(details.rerun_command(record, header, details.known_ids([record], header)))
+    assert command[-1] == str(cases)
+    keyword = compile_expression(command[command.index("-k") + 1])
+    ids = header["case_files"][str(cases)]["ids"]
+    assert len(ids) == 2 and [i for i in ids if keyword(i)] == [record["id"]]
+    assert f"'{command[command.index('-k') + 1]}'" in again.read_text()
 
 
 def test_runtime_messages_from_a_device_are_escaped(tmp_path):
