@@ -88,12 +88,12 @@ def _ort_session(case):
 
 def verification(op, dtype, params, elements, jobs, repeats, plain=True):
     """-> dict of throughputs (elements per second) for one operator and data type."""
-    from conformance import fast, fast_kernels, runner
+    from conformance import fast, fast_kernels, inputs, runner
     from conformance.compare import compare
     from conformance.expected import interval_judge
     case = _case(op, dtype, (elements,), params)
     rng = np.random.default_rng(0)
-    x = rng.uniform(-10, 10, size=elements).astype(dtype)
+    x = rng.uniform(*inputs.UNIFORM_RANGE, size=elements).astype(dtype)
     session = _ort_session(case)
     actual = session.run(["y"], {"x": x})[0]
     fast_kernels.load()

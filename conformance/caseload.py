@@ -265,8 +265,9 @@ def _check_generator(generator, dtypes, where) -> list:
     kind, problems = generator["kind"], []
     needs = {"values": ["values"], "sweep": ["low", "high", "count"]}.get(kind, [])
     problems += [f"{where}{kind} needs {key!r}" for key in needs if key not in generator]
-    if kind == "uniform" and generator.get("low", -10.0) > generator.get("high", 10.0):
-        problems.append(f"{where}uniform low {generator['low']} is above high {generator['high']}")
+    if kind == "uniform" and inputs.uniform_range(generator)[0] > inputs.uniform_range(generator)[1]:
+        low, high = inputs.uniform_range(generator)
+        problems.append(f"{where}uniform low {low} is above high {high}")
     if kind == "exhaustive_float16" and set(dtypes) != {"float16"}:
         problems.append(f"{where}exhaustive_float16 applies to float16 only, not {dtypes}")
     if kind == "exhaustive_float32":

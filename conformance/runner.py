@@ -11,13 +11,12 @@ import numpy as np
 
 from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
-from conformance.backends.base import Outcome
+from conformance.backends.base import BATCH, Outcome
 from conformance.caseload import checkout_path, source_file
 from conformance.compare import compare, describe
 from conformance.expected import expected_for, interval_judge
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
-BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
 
 

@@ -15,6 +15,7 @@ from conformance.selection import compile_expression
 
 KEYWORDS = {"and", "or", "not"}
 HIDDEN = {"case_files"}  # header keys for the rerun commands, not for a person to read
+MESSAGE_SHOWN = 160  # characters of a case's message that a table row shows
 
 
 def metadata_rows(header: dict, footer: dict | None, records=None) -> list:

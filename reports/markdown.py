@@ -84,7 +84,7 @@ def report(header: dict, records: list, footer: dict | None) -> str:
         parts += [f"## Failing cases ({len(failing)})", "",
                   table([[code(r["id"]), text(statuses.label(r["status"])),
                           text(r.get("max_ulp") if r.get("max_ulp") is not None else "-"),
-                          text(judgement(r) or _first_line(r.get("message"))[:160])] for r in shown],
+                          text(judgement(r) or _first_line(r.get("message"))[:details.MESSAGE_SHOWN])] for r in shown],
                         ["case", "status", "max ULP", "judgement (the other model where it differs)"]), ""]
         if len(failing) > len(shown):
             parts += [f"... and {len(failing) - len(shown)} more (see the HTML report or the results file).", ""]

@@ -3,6 +3,7 @@ from tabulate import tabulate
 
 from conformance import statuses
 from conformance.verdicts import judgement, operator_rows
+from reports import details
 from reports.matrix import operator_columns
 
 
@@ -16,7 +17,7 @@ def table(records, tablefmt="simple") -> str:
 def failing_lines(records, limit=20) -> list:
     failing = [r for r in records if r["status"] in statuses.FAILING]
     lines = [f"  {r['status']:<22} {r['id']}  ({judgement(r)})"
-             if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:160]}"
+             if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:details.MESSAGE_SHOWN]}"
              for r in failing[:limit]]
     if len(failing) > limit:
         lines.append(f"  ... and {len(failing) - limit} more (see the results file)")

@@ -36,8 +36,8 @@ from pathlib import Path
 
 from conformance import dml_releases
 from conformance.backends import wine_lane
-from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
-                                       BackendUnavailable, Outcome, number_option)
+from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
+                                       Backend, BackendUnavailable, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
 from conformance.dmldirect import layout
 
@@ -379,7 +379,7 @@ class DmlDirectBackend(Backend):
             elif status == "unsupported":
                 outcomes.append(Outcome(UNSUPPORTED, message=message))
             else:
-                outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:500]))
+                outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:MESSAGE_CHARS]))
         if len(outcomes) != len(items):
             outcomes += [Outcome(ERROR, message=f"the worker answered {len(results)} of {len(items)} cases")] * (
                 len(items) - len(outcomes))

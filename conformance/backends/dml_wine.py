@@ -24,7 +24,7 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   graph_fusion=on|off (or disable_graph_fusion=1)  DirectML graph fusion (default on)
   session.*=V, ep.*=V    session config entries (e.g. ep.dml.disable_memory_arena=1)
   multi_node=1|0         several parameter sets per graph (default 1)
-  max_nodes=N            nodes per graph (default 64)
+  max_nodes=N            nodes per graph (default ort.MAX_NODES, 64)
   timeout=S              seconds per round trip, plus session_timeout=S per session it creates
                          (defaults 120 and 120)
   startup_timeout=S      seconds for a worker to start and say hello (default 180)
@@ -53,12 +53,11 @@ from pathlib import Path
 from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
-                                       BackendUnavailable, Outcome, number_option)
-from conformance.backends.ort import case_node, classify_error, multi_node_model
+                                       BackendUnavailable, Outcome, number_option, one_line)
+from conformance.backends.ort import MAX_NODES, case_node, classify_error, multi_node_model
 from conformance.onnx_models import as_directml
-# The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
-# named here for the callers that ask this module.
-from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
+# The lane and the worker processes are shared with dml-direct (wine_lane).
+from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane
 from conformance.errors import BadInput
 from conformance.worker import ortcommon, protocol
 
@@ -610,7 +609,7 @@ class WorkerBackend(Backend):
             if created.get("ok"):
                 graph.created = True
                 continue
-            message = " ".join(str(created.get("error", "no reason given")).split())[:500]
+            message = one_line(created.get("error", "no reason given"))
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
                       else classify_error(message))
             graph.failure = Outcome(status, message=message)
@@ -628,7 +627,7 @@ class WorkerBackend(Backend):
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
                 elif not result.get("ok"):
-                    message = " ".join(str(result.get("error")).split())[:500]
+                    message = one_line(result.get("error"))
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
@@ -721,7 +720,7 @@ def worker_settings(options: dict) -> tuple:
     settings = {
         "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
         "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
-        "max_nodes": number_option("max_nodes", options.pop("max_nodes", 64), int),
+        "max_nodes": number_option("max_nodes", options.pop("max_nodes", MAX_NODES), int),
         "timeout": number_option("timeout", options.pop("timeout", 120), float),
         "session_timeout": number_option("session_timeout", options.pop("session_timeout", 120), float),
         "startup_timeout": number_option("startup_timeout", options.pop("startup_timeout", 180), float),

@@ -19,13 +19,13 @@ import weakref
 import numpy as np
 
 from conformance import specs
-from conformance.backends.base import (CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
-                                       BackendUnavailable, Outcome)
+from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
+                                       BackendUnavailable, Outcome, one_line)
 from conformance.onnx_models import as_directml, single_node_model
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
-MAX_NODES = 64  # parameter sets in one shared graph
+MAX_NODES = BATCH  # parameter sets in one shared graph: a batch of one operator and type fits one
 KERNEL_NOT_FOUND = "Could not find an implementation for"
 UNSUPPORTED_MARKERS = ("NOT_IMPLEMENTED", "Could not find an implementation",
                        "assigned to the default CPU EP", "is not supported", "Type Error: Type")
@@ -207,7 +207,7 @@ class OrtBackend(Backend):
             session = ort.InferenceSession(model, self._options(), providers=[(self.provider, self.options)])
         except Exception as error:
             self.sessions_created += 1
-            message = _first_line(str(error))
+            message = one_line(error)
             if KERNEL_NOT_FOUND in message:
                 # No kernel for this operator, opset and type: the lookup ignores attributes and
                 # constant values, so every node of the graph (one operator, opset and type) fails
@@ -241,7 +241,7 @@ class OrtBackend(Backend):
         try:
             output = as_directml(session.run(["y"], {"x": x})[0])
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
-            return Outcome(classify_error(str(error)), message=_first_line(str(error)))
+            return Outcome(classify_error(str(error)), message=one_line(error))
         if not proven:
             names = [_node_name(node, 0)]
             outcome = self._proven(self._placement(session, names), names[0], names, output, True)
@@ -257,7 +257,7 @@ class OrtBackend(Backend):
         try:
             session = ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
         except Exception as error:
-            message = _first_line(str(error))
+            message = one_line(error)
             self.sessions_created += 1
             return None, Outcome(classify_error(message), message=message), True
         self.sessions_created += 1
@@ -329,10 +329,6 @@ def classify_error(message: str) -> str:
     """An ONNX Runtime error message's status: unsupported where it says the provider lacks the
     operator, type or kernel; else error."""
     return UNSUPPORTED if any(marker in message for marker in UNSUPPORTED_MARKERS) else ERROR
-
-
-def _first_line(message: str) -> str:
-    return " ".join(message.split())[:500]
 
 
 def _ort_distribution() -> str:

@@ -39,7 +39,7 @@ from conformance.errors import BadInput
 
 PROVIDER = "WebGpuExecutionProvider"
 PACKAGE = "onnxruntime-webgpu"
-PIN = "1.27.0"
+PIN = "1.27.0"  # scripts/ci.d/60-webgpu.sh and scripts/gpu/build-bundle.sh read it here
 SOFTWARE_DEVICES = ("llvmpipe", "lavapipe", "swiftshader")
 REPO = Path(__file__).resolve().parents[2]
 
