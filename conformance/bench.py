@@ -283,12 +283,26 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
 
     from conformance.fast import usable_cpus
     jobs = jobs or usable_cpus()
+    figures = _measure(quick, jobs, repeats, out)
+    out("")
+    out(tabulate(_figure_rows(figures), headers=["figure", "measured", "against", "ratio", "target", "met"]))
+    out(f"\nload average before {figures['load_before']}, after {figures['load_after']} (other work on the "
+        "machine slows the long figures more than the provider's best-of runs)")
+    if quick:
+        out("(--quick: the full 2**32 sweep was skipped)")
+    if json_path:
+        Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
+        out(f"wrote {json_path}")
+    return figures
+
+
+def _measure(quick, jobs, repeats, out) -> dict:
+    """Every figure: the default suite, verification of large tensors, the float32 sweeps."""
     figures = {"machine": machine(), "jobs": jobs, "load_before": _load()}
     out(f"conformance bench on {figures['machine']}; --jobs {jobs}; load average {figures['load_before']}\n")
 
     out("small cases: the default cases/ on the cpu backend ...")
-    small = small_cases(jobs, repeats)
-    figures["small_cases"] = small
+    figures["small_cases"] = small_cases(jobs, repeats)
     out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
     chosen = workloads()
     primary_op, _, primary_params = chosen[0]
@@ -301,9 +315,13 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
         sweeps.append(sweep(exponent, jobs, primary_op, primary_params))
         out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
     figures["sweep"] = sweeps
-
     figures["load_after"] = _load()
-    out("")
+    return figures
+
+
+def _figure_rows(figures) -> list:
+    """The table: each figure, what it is measured against, and the target it meets or misses."""
+    rows, small, sweeps, jobs = figures["verification"], figures["small_cases"], figures["sweep"], figures["jobs"]
     table = []
     primary = rows[0]
     ratio = primary["fast"] / primary["ort"]
@@ -352,15 +370,7 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
                       f"1 thread {_m(primary['fast_1_thread'])}",
                       f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
                       _yes(primary["jobs_identical"])])
-    out(tabulate(table, headers=["figure", "measured", "against", "ratio", "target", "met"]))
-    out(f"\nload average before {figures['load_before']}, after {figures['load_after']} (other work on the "
-        "machine slows the long figures more than the provider's best-of runs)")
-    if quick:
-        out("(--quick: the full 2**32 sweep was skipped)")
-    if json_path:
-        Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
-        out(f"wrote {json_path}")
-    return figures
+    return table
 
 
 def _load() -> str:

@@ -535,48 +535,10 @@ class WorkerBackend(Backend):
         """Send what by_graph needs in one request; fill outcomes; return what must go again."""
         if not by_graph:
             return []
-        if self._channel is not None and self._channel.alive():
-            self._recycle_if_full(by_graph)
-        if self._start_failures >= MAX_START_FAILURES:
-            for entries in by_graph.values():
-                for position, _, _ in entries:
-                    outcomes[position] = Outcome(CRASH, message=f"not run: the worker failed to start "
-                                                                f"{self._start_failures} times in a row")
+        channel = self._worker_for(by_graph, outcomes)
+        if channel is None:
             return []
-        try:
-            channel = self._ensure_worker()
-        except BackendUnavailable as error:
-            for entries in by_graph.values():
-                for position, _, _ in entries:
-                    outcomes[position] = Outcome(CRASH, message=f"the worker could not be restarted: {error}")
-            return []
-
-        buffers = protocol.Buffers()
-        sessions, runs, run_cases = [], [], []
-        for graph_key, entries in by_graph.items():
-            graph = self._graphs[graph_key]
-            if not graph.created:
-                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
-                sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
-                                 "provider_options": self.provider_options, "config": self.config,
-                                 "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
-            queues = {}
-            for entry in entries:
-                if entry[2].size == 0:
-                    # An empty tensor runs alone: under DirectML it garbles the outputs of the other
-                    # nodes of the same run (docs/dml-wine.md, "Other findings").
-                    runs.append({"session": graph_key, "feeds": {f"x{entry[1]}": buffers.put(entry[2])},
-                                 "fetch": [f"y{entry[1]}"]})
-                    run_cases.append((graph_key, [entry]))
-                    continue
-                queues.setdefault(entry[1], []).append(entry)
-            while queues:  # one run takes at most one case per node
-                chosen = [queue.pop(0) for queue in queues.values()]
-                queues = {index: queue for index, queue in queues.items() if queue}
-                runs.append({"session": graph_key,
-                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
-                             "fetch": [f"y{index}" for _, index, _ in chosen]})
-                run_cases.append((graph_key, chosen))
+        buffers, sessions, runs, run_cases = self._batch_request(by_graph)
         self.round_trips += 1
         header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
         timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
@@ -586,7 +548,7 @@ class WorkerBackend(Backend):
             reply, reply_buffers = channel.request(header, buffers.items, timeout)
             results = self._check_reply(reply, reply_buffers, header)
         except WorkerDied as death:
-            self._worker_died(death, [graph_key for graph_key in by_graph], in_flight, outcomes, timeout)
+            self._worker_died(death, list(by_graph), in_flight, outcomes, timeout)
             return []
         if reply.get("op") == "error":
             for position in in_flight:
@@ -594,18 +556,64 @@ class WorkerBackend(Backend):
             for graph_key in by_graph:
                 self._graphs[graph_key].created = False
             return []
-        self.sessions_created += int(reply.get("sessions_created", 0))
-        self._live += int(reply.get("sessions_created", 0))
+        self._count_sessions(channel, int(reply.get("sessions_created", 0)))
+        retry = self._session_failures(sessions, reply["sessions"], by_graph)
+        self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
+        return retry
+
+    def _worker_for(self, by_graph, outcomes):
+        """The live worker for a trip (a fresh one where the trip's new sessions would pass the
+        memory budget); None where none can be started, every case of the trip then a crash."""
+        if self._channel is not None and self._channel.alive():
+            self._recycle_if_full(by_graph)
+        if self._start_failures >= MAX_START_FAILURES:
+            message = f"not run: the worker failed to start {self._start_failures} times in a row"
+        else:
+            try:
+                return self._ensure_worker()
+            except BackendUnavailable as error:
+                message = f"the worker could not be restarted: {error}"
+        for entries in by_graph.values():
+            for position, _, _ in entries:
+                outcomes[position] = Outcome(CRASH, message=message)
+        return None
+
+    def _batch_request(self, by_graph):
+        """-> (buffers, the sessions to create, the runs, and per run (graph key, its cases))."""
+        buffers = protocol.Buffers()
+        sessions, runs, run_cases = [], [], []
+        for graph_key, entries in by_graph.items():
+            graph = self._graphs[graph_key]
+            if not graph.created:
+                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
+                sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
+                                 "provider_options": self.provider_options, "config": self.config,
+                                 "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
+            for chosen in _runs(entries):
+                runs.append({"session": graph_key,
+                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
+                             "fetch": [f"y{index}" for _, index, _ in chosen]})
+                run_cases.append((graph_key, chosen))
+        return buffers, sessions, runs, run_cases
+
+    def _count_sessions(self, channel, created: int):
+        """Count the sessions a trip created, and learn from the worker's size what one costs here."""
+        self.sessions_created += created
+        self._live += created
         memory = channel.memory()
         if memory:
             self.peak_memory = max(self.peak_memory, memory)
-            if self._live:  # learn what a session costs here; never lower the estimate
+            if self._live:  # never lower the estimate
                 self._per_session = max(self._per_session, (memory - self._base_memory) // self._live)
 
+    def _session_failures(self, sessions, replies, by_graph) -> list:
+        """Each graph whose session came up is created; one whose session failed takes that verdict,
+        or (several nodes, the provider itself up) is split so that each case gets its own: those
+        cases are returned, to go again."""
         retry = []
         for session in sessions:
             graph = self._graphs[session["key"]]
-            created = reply["sessions"].get(session["key"], {})
+            created = replies.get(session["key"], {})
             if created.get("ok"):
                 graph.created = True
                 continue
@@ -614,15 +622,18 @@ class WorkerBackend(Backend):
                       else classify_error(message))
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
-                self._split(graph)  # each case gets its own verdict in the next round trip
+                self._split(graph)
                 retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
-        retry_positions = {position for position, _, _ in retry}
+        return retry
+
+    def _fill(self, run_cases, results, retrying, outcomes):
+        """The outcome of each case the runs answered (not those in retrying: they go again)."""
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self._graphs[graph_key]
             if "placement" in result:
                 graph.placement = result["placement"]
             for position, index, _ in chosen:
-                if position in retry_positions:
+                if position in retrying:
                     continue
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
@@ -631,7 +642,6 @@ class WorkerBackend(Backend):
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
-        return retry
 
     def _check_reply(self, reply, buffers, header):
         """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
@@ -702,6 +712,21 @@ class WorkerBackend(Backend):
         print(f"{self.name}: {self.worker_starts} worker start(s) ({self.restarts} after a crash or hang, "
               f"{self.recycles} to stay within {self.memory_budget / 2**30:.1f} GiB), {self.sessions_created} "
               f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
+
+
+def _runs(entries):
+    """A graph's cases, (position, node index, x), as runs of at most one case per node. An empty
+    tensor runs alone: under DirectML it garbles the outputs of the other nodes of the same run
+    (docs/dml-wine.md, "Other findings")."""
+    queues = {}
+    for entry in entries:
+        if entry[2].size == 0:
+            yield [entry]
+        else:
+            queues.setdefault(entry[1], []).append(entry)
+    while queues:
+        yield [queue.pop(0) for queue in queues.values()]
+        queues = {index: queue for index, queue in queues.items() if queue}
 
 
 def _copy(outcome: Outcome) -> Outcome:
