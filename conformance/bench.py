@@ -360,7 +360,7 @@ def _figure_rows(figures) -> list:
         if item["exponent"] == 32:
             target = f"<= {TARGET_SWEEP_SECONDS} s, < {TARGET_SWEEP_RSS_MIB} MiB"
             met = _yes(item["wall"] <= TARGET_SWEEP_SECONDS and item["peak_rss_mib"] < TARGET_SWEEP_RSS_MIB)
-        table.append([f"sweep {_short(primary_op)} float32 2**{item['exponent']} ({item['status']}, "
+        table.append([f"sweep {_short(primary['op'])} float32 2**{item['exponent']} ({item['status']}, "
                       f"max {item['max_ulp']} ULP)",
                       _m(item["elements"] / item["wall"]),
                       f"{item['wall']:.1f} s, peak RSS {item['peak_rss_mib']:.0f} MiB", growth, target, met])
