@@ -88,12 +88,12 @@ def _ort_session(case):
 
 def verification(op, dtype, params, elements, jobs, repeats, plain=True):
     """-> dict of throughputs (elements per second) for one operator and data type."""
-    from conformance import fast, fast_kernels, runner
+    from conformance import fast, fast_kernels, inputs, runner
     from conformance.compare import compare
     from conformance.expected import interval_judge
     case = _case(op, dtype, (elements,), params)
     rng = np.random.default_rng(0)
-    x = rng.uniform(-10, 10, size=elements).astype(dtype)
+    x = rng.uniform(*inputs.UNIFORM_RANGE, size=elements).astype(dtype)
     session = _ort_session(case)
     actual = session.run(["y"], {"x": x})[0]
     fast_kernels.load()
@@ -167,7 +167,7 @@ def onnx_backend_style(cases):
 
     from conformance import runner, specs
     from conformance.backends.base import NOT_REACHABLE, OK, Outcome
-    from conformance.backends.ort import _classify
+    from conformance.backends.ort import classify_error
     from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, tensor_type
     from conformance.specs.base import NotReachable
 
@@ -194,7 +194,7 @@ def onnx_backend_style(cases):
         except NotReachable as reason:
             outcome = Outcome(NOT_REACHABLE, message=str(reason))
         except Exception as error:
-            outcome = Outcome(_classify(str(error)), message=str(error)[:200])
+            outcome = Outcome(classify_error(str(error)), message=str(error)[:200])
         records.append(runner.judge(case, x, outcome, "5_0", "baseline", time.perf_counter() - began))
     return records
 
@@ -283,12 +283,26 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
 
     from conformance.fast import usable_cpus
     jobs = jobs or usable_cpus()
+    figures = _measure(quick, jobs, repeats, out)
+    out("")
+    out(tabulate(_figure_rows(figures), headers=["figure", "measured", "against", "ratio", "target", "met"]))
+    out(f"\nload average before {figures['load_before']}, after {figures['load_after']} (other work on the "
+        "machine slows the long figures more than the provider's best-of runs)")
+    if quick:
+        out("(--quick: the full 2**32 sweep was skipped)")
+    if json_path:
+        Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
+        out(f"wrote {json_path}")
+    return figures
+
+
+def _measure(quick, jobs, repeats, out) -> dict:
+    """Every figure: the default suite, verification of large tensors, the float32 sweeps."""
     figures = {"machine": machine(), "jobs": jobs, "load_before": _load()}
     out(f"conformance bench on {figures['machine']}; --jobs {jobs}; load average {figures['load_before']}\n")
 
     out("small cases: the default cases/ on the cpu backend ...")
-    small = small_cases(jobs, repeats)
-    figures["small_cases"] = small
+    figures["small_cases"] = small_cases(jobs, repeats)
     out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
     chosen = workloads()
     primary_op, _, primary_params = chosen[0]
@@ -301,9 +315,13 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
         sweeps.append(sweep(exponent, jobs, primary_op, primary_params))
         out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
     figures["sweep"] = sweeps
-
     figures["load_after"] = _load()
-    out("")
+    return figures
+
+
+def _figure_rows(figures) -> list:
+    """The table: each figure, what it is measured against, and the target it meets or misses."""
+    rows, small, sweeps, jobs = figures["verification"], figures["small_cases"], figures["sweep"], figures["jobs"]
     table = []
     primary = rows[0]
     ratio = primary["fast"] / primary["ort"]
@@ -342,7 +360,7 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
         if item["exponent"] == 32:
             target = f"<= {TARGET_SWEEP_SECONDS} s, < {TARGET_SWEEP_RSS_MIB} MiB"
             met = _yes(item["wall"] <= TARGET_SWEEP_SECONDS and item["peak_rss_mib"] < TARGET_SWEEP_RSS_MIB)
-        table.append([f"sweep {_short(primary_op)} float32 2**{item['exponent']} ({item['status']}, "
+        table.append([f"sweep {_short(primary['op'])} float32 2**{item['exponent']} ({item['status']}, "
                       f"max {item['max_ulp']} ULP)",
                       _m(item["elements"] / item["wall"]),
                       f"{item['wall']:.1f} s, peak RSS {item['peak_rss_mib']:.0f} MiB", growth, target, met])
@@ -352,15 +370,7 @@ def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
                       f"1 thread {_m(primary['fast_1_thread'])}",
                       f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
                       _yes(primary["jobs_identical"])])
-    out(tabulate(table, headers=["figure", "measured", "against", "ratio", "target", "met"]))
-    out(f"\nload average before {figures['load_before']}, after {figures['load_after']} (other work on the "
-        "machine slows the long figures more than the provider's best-of runs)")
-    if quick:
-        out("(--quick: the full 2**32 sweep was skipped)")
-    if json_path:
-        Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
-        out(f"wrote {json_path}")
-    return figures
+    return table
 
 
 def _load() -> str:

@@ -5,7 +5,8 @@ aliases are refused (no billion laughs), duplicate keys are refused, and every
 message names the file and line.
 """
 import itertools
-from pathlib import Path
+import re
+from pathlib import Path, PureWindowsPath
 
 import jsonschema
 import numpy as np
@@ -20,15 +21,35 @@ from conformance.selection import compile_expression
 MAX_FILE_BYTES = 1 << 20
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
+REPO_ROOT = Path(__file__).resolve().parent.parent
 # A wheel installs the shipped case files as conformance/cases; a checkout has them beside the package.
 _INSTALLED_CASES = Path(__file__).resolve().parent / "cases"
-SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else Path(__file__).resolve().parent.parent / "cases"
+SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else REPO_ROOT / "cases"
 
 
 class CaseFileError(Exception):
     def __init__(self, problems: list):
         self.problems = problems
         super().__init__("\n".join(problems))
+
+
+def source_file(source: str) -> str:
+    """The file of a case's source ("path:line")."""
+    return source.rsplit(":", 1)[0] if re.search(r":\d+$", source) else source
+
+
+def checkout_path(path) -> str | None:
+    """A case file as a rerun from the checkout's root names it: relative where it lies in the
+    checkout; none for the cases a pip-installed harness ships (conformance/cases, found without a
+    path), whichever system wrote the path; else as given."""
+    path = str(path)
+    parts = PureWindowsPath(path).parts if "\\" in path else Path(path).parts
+    if tuple(parts[-3:-1]) == ("conformance", "cases"):
+        return None
+    try:
+        return str(Path(path).resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return path
 
 
 def discover(paths) -> list:
@@ -244,8 +265,9 @@ def _check_generator(generator, dtypes, where) -> list:
     kind, problems = generator["kind"], []
     needs = {"values": ["values"], "sweep": ["low", "high", "count"]}.get(kind, [])
     problems += [f"{where}{kind} needs {key!r}" for key in needs if key not in generator]
-    if kind == "uniform" and generator.get("low", -10.0) > generator.get("high", 10.0):
-        problems.append(f"{where}uniform low {generator['low']} is above high {generator['high']}")
+    if kind == "uniform" and inputs.uniform_range(generator)[0] > inputs.uniform_range(generator)[1]:
+        low, high = inputs.uniform_range(generator)
+        problems.append(f"{where}uniform low {low} is above high {high}")
     if kind == "exhaustive_float16" and set(dtypes) != {"float16"}:
         problems.append(f"{where}exhaustive_float16 applies to float16 only, not {dtypes}")
     if kind == "exhaustive_float32":

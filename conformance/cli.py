@@ -14,7 +14,7 @@ import traceback
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.errors import BadInput
-from conformance.outputs import check_writable
+from conformance.outputs import check_writable, write, write_reports
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 from conformance.selection import select
 
@@ -143,8 +143,16 @@ def build_parser():
 
 
 def _load(args):
+    return _select(args, _load_all(args))
+
+
+def _load_all(args):
+    """Every case of the case files, before -k."""
     tolerance = parse_tolerances(args.tolerance)
-    cases = load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+    return load_paths(args.paths or None, args.seed, args.max_elements, tolerance, args.forbid_flush)
+
+
+def _select(args, cases):
     if args.smoke:
         cases = [case for case in cases if case.smoke]
     return select(cases, args.keyword) if args.keyword else cases
@@ -184,7 +192,8 @@ def cmd_run(args) -> int:
 
     auto_level = str(args.feature_level).lower() == "auto"
     level = None if auto_level else featurelevels.normalise(args.feature_level)
-    cases = _load(args)
+    loaded = _load_all(args)
+    cases = _select(args, loaded)
     if not cases:
         raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else "")
                        + (" among the smoke cases" if args.smoke else ""))
@@ -200,7 +209,8 @@ def cmd_run(args) -> int:
             level = _queried_level(backend)
         results_path = args.results or f"{RESULTS_FOLDER}/{backend.name.replace(':', '_')}.jsonl"
         writer = ResultsWriter(results_path)
-        header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model)
+        header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model,
+                                     case_files=runner.case_files(cases, loaded))
         writer.write(header)
         bar = progress_bar(len(cases), enabled=not args.quiet)
         try:
@@ -217,14 +227,12 @@ def cmd_run(args) -> int:
     writer.close()
     print(summary.text(header, result.records, footer))
     print(f"results: {results_path}")
-    if args.markdown:
-        _write(args.markdown, summary.markdown(header, result.records, footer))
+    write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     if args.json:
         from conformance.verdicts import operator_rows
-        _write(args.json, json.dumps({"header": header, "operators": operator_rows(result.records),
-                                      "footer": footer}, indent=2))
-    from conformance.cli_reports import after_run
-    after_run(args, header, result.records, footer)
+        summary_header = {key: value for key, value in header.items() if key != "case_files"}
+        write(args.json, json.dumps({"header": summary_header, "operators": operator_rows(result.records),
+                                     "footer": footer}, indent=2))
     if result.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
@@ -247,12 +255,6 @@ def _jobs(value: int) -> int:
         raise BadInput(f"--jobs {value}: expected 0 (every usable core) or a positive number")
     from conformance.fast import usable_cpus
     return value or usable_cpus()
-
-
-def _write(path, text):
-    from conformance.results import write_report
-    write_report(path, text)
-    print(f"wrote {path}")
 
 
 def cmd_list(args) -> int:

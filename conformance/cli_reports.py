@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from conformance.errors import BadInput
-from conformance.outputs import check_writable
+from conformance.outputs import check_writable, write, write_reports
 from conformance.results import partial, read_results
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
@@ -17,7 +17,7 @@ EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
 def register(subparsers):
     run = subparsers.choices.get("run")
-    if run is not None:  # --markdown is run's own (reports.summary.markdown renders the full report)
+    if run is not None:  # --markdown is run's own (it came first); outputs.write_reports writes all three
         run.add_argument("--html", help="write the HTML report here (one self-contained file)")
         run.add_argument("--junit", help="write JUnit XML here, for CI systems")
 
@@ -49,26 +49,6 @@ def register(subparsers):
     compare.set_defaults(handler=cmd_compare)
 
 
-def write_reports(args, header, records, footer):
-    """--html, --markdown and --junit, whichever were given."""
-    from reports import html, junit, markdown
-    if getattr(args, "html", None):
-        write_file(args.html, html.render_report(header, records, footer))
-    if getattr(args, "markdown", None):
-        write_file(args.markdown, markdown.report(header, records, footer))
-    if getattr(args, "junit", None):
-        write_file(args.junit, junit.render(header, records, footer))
-
-
-def after_run(args, header, records, footer):
-    """Called by `conformance run` once the results are written (run writes --markdown itself)."""
-    from reports import html, junit
-    if getattr(args, "html", None):
-        write_file(args.html, html.render_report(header, records, footer))
-    if getattr(args, "junit", None):
-        write_file(args.junit, junit.render(header, records, footer))
-
-
 def _read(path):
     if not Path(path).is_file():
         raise BadInput(f"{path}: no such results file")
@@ -97,7 +77,7 @@ def cmd_report(args) -> int:
     header, records, footer = _read(args.results)
     if not (args.html or args.markdown or args.junit):
         print(summary.text(header, records, footer or {}))
-    write_reports(args, header, records, footer)
+    write_reports(header, records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     return EXIT_OK
 
 
@@ -109,9 +89,9 @@ def cmd_diff(args) -> int:
     result = diff.diff_files(args.a, args.b, allow_missing=args.allow_missing)
     print(text_diff(result, args.limit))
     if args.html:
-        write_file(args.html, html.render_diff(result))
+        write(args.html, html.render_diff(result))
     if args.markdown:
-        write_file(args.markdown, markdown.diff(result))
+        write(args.markdown, markdown.diff(result))
     return EXIT_REGRESSION if result.failed else EXIT_OK
 
 
@@ -158,13 +138,7 @@ def cmd_compare(args) -> int:
         for change in step.diff.regressions:
             print(f"  regression: {change.id}: {_cell(change.before)} -> {_cell(change.after)}")
     if args.html:
-        write_file(args.html, html.render_compare(result))
+        write(args.html, html.render_compare(result))
     if args.markdown:
-        write_file(args.markdown, markdown.compare(result))
+        write(args.markdown, markdown.compare(result))
     return EXIT_OK
-
-
-def write_file(path, text):
-    from conformance.results import write_report
-    write_report(path, text)
-    print(f"wrote {path}", file=sys.stderr)

@@ -252,7 +252,8 @@ class Verifier:
         self.chunk = int(chunk)
         self.fast = accelerate  # the numpy paths need nothing more; the compiled ones need numba
         self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="verify") if self.jobs > 1 else None
-        self._zeros, self._tables, self._bound, self._keys = {}, {}, {}, {}
+        self._zeros, self._bound, self._keys = {}, {}, {}
+        self.tables = {}  # float16 oracle tables by operator and parameters, TABLE_CACHE kept
         self._lock = threading.Lock()
         self._plain_elements = 0  # verified without the compiled comparison so far
         if self.fast:
@@ -293,7 +294,7 @@ class Verifier:
             self._bound[key] = oracle.bind(case.op, case.dtype, **case.oracle_params())
         return self._bound[key]
 
-    def _float32_plan(self, case, kernel):
+    def float32_plan(self, case, kernel):
         """(formula, p0, p1, prepare): how kernel.float32_stats makes this case's reference.
         prepare(x, buffer) -> what the kernel reads: the literal reference (LITERAL), or
         np.expm1 of the formula's argument, or nothing. The operator's oracle module declares
@@ -315,12 +316,12 @@ class Verifier:
     def _table(self, case, build: bool):
         key = self._key(case)
         with self._lock:
-            table = self._tables.get(key)
+            table = self.tables.get(key)
             if table is None and build:
                 table = _Float16Table(case.op, case.oracle_params())
-                if len(self._tables) >= TABLE_CACHE:
-                    self._tables.pop(next(iter(self._tables)))
-                self._tables[key] = table
+                if len(self.tables) >= TABLE_CACHE:
+                    self.tables.pop(next(iter(self.tables)))
+                self.tables[key] = table
         return table
 
     # -- judging --------------------------------------------------------------------------
@@ -490,83 +491,107 @@ class Verifier:
         """Elements start..stop of the flat chunk -> list of partial results, in order.
         kernel: the compiled loops (fast_kernels.load()), or None (compare.compare every chunk)."""
         dtype = np.dtype(case.dtype)
-        bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[dtype]
         function = self._reference_function(case)
-        plan = self._float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None
+        plan = self.float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None
         buffer = np.empty(self.chunk) if plan is not None else None
-        scratch = np.empty(self.chunk, dtype=np.uint8)
-        positions = np.empty(self.chunk, dtype=np.int64)
-        histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
-        parts = []
-        totals = [0, 0, 0]  # good elements, their max distance and max fractional error (bits)
-        bad_pieces = []  # (positions in x, x, expected, actual, reference) of the bad elements
-
-        def keep(begin, xs, actual_s, stats, bad_values):
-            """A compiled loop's verdict on a chunk, stats = (bad, max distance, fractional bits): the
-            good elements into the totals, the bad ones (bad_values(where) -> their expected and
-            reference values) kept for the full analysis."""
-            bad, max_distance, fraction_bits = stats
-            totals[0] += xs.size - bad
-            totals[1] = max(totals[1], max_distance)
-            totals[2] = max(totals[2], fraction_bits)
-            if bad:
-                where = positions[:bad].copy()
-                bad_expected, bad_reference = bad_values(where)
-                bad_pieces.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
-
+        span = _Span(dtype, kernel, self.chunk)
         with np.errstate(all="ignore"):
             for begin in range(start, stop, self.chunk):
                 end = min(begin + self.chunk, stop)
                 xs, actual_s = x[begin:end], actual[begin:end]
-                expected = None
                 if table is not None and kernel is not None:
-                    codes = xs.view(np.uint16)
-                    keep(begin, xs, actual_s, kernel.float16_table_stats(
-                        codes, actual_s.view(np.uint16), table.reference64, table.expected_bits, table.DECODE,
-                        0, histogram, scratch, positions),
-                         lambda where: (table.expected[codes[where]], table.reference[codes[where]]))
+                    span.by_table(begin, xs, actual_s, table)
                     continue
                 if plan is not None:
-                    formula, p0, p1, prepare = plan
-                    reference = prepare(xs, buffer[:end - begin])
-                    keep(begin, xs, actual_s, kernel.float32_stats[formula](
-                        xs, reference, p0, p1, actual_s, actual_s.view(bits), 0,
-                        histogram, scratch, positions),
-                         lambda where: (reference[where].astype(dtype), reference[where]))
+                    span.by_formula(begin, xs, actual_s, plan, buffer[:end - begin])
                     continue
                 if table is not None:
                     codes = xs.view(np.uint16)
-                    reference = table.reference[codes]
-                    expected = table.expected[codes]
+                    reference, expected = table.reference[codes], table.expected[codes]
                 else:
                     reference = function(xs)
-                if kernel is None:
-                    if expected is None:
-                        expected = reference.astype(dtype)
-                    if expected.tobytes() == actual_s.tobytes():
-                        parts.append(("full", offset + begin, identical(expected, actual_s, reference)))
-                        continue
-                    good, max_distance, fraction, good_histogram, where = _numpy_split(
-                        expected, actual_s, reference, 0)
-                    if good:
-                        parts.append(("fast", good, max_distance, fraction, good_histogram))
-                    if where.size:
-                        bad_pieces.append((where + begin, xs[where], expected[where], actual_s[where],
-                                           reference[where]))
-                    continue
-                if expected is None:
                     expected = reference.astype(dtype)
-                keep(begin, xs, actual_s, kernel.float_stats(
-                    expected.view(bits), actual_s.view(bits), actual_s.astype(np.float32), reference,
-                    0, mask, inf, digits, low, histogram, scratch, positions),
-                     lambda where: (expected[where], reference[where]))
-            if bad_pieces:
-                # The full analysis (flushing, NaN, worst elements), once, for the bad elements only.
-                where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
-                parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                                      self.zeros(case), reference, interval_judge(case)), where))
-        if totals[0]:
-            parts.append(("fast", totals[0], totals[1], totals[2], histogram))
+                if kernel is None:
+                    span.by_numpy(offset, begin, xs, actual_s, expected, reference)
+                else:
+                    span.by_kernel(begin, xs, actual_s, expected, reference)
+            return span.parts(case, offset, self.zeros)
+
+
+class _Span:
+    """What Verifier._span gathers over its chunks: partial results in order, the good elements'
+    figures (count, largest distance, largest fractional error's bits, histogram) and the bad
+    elements, which get the full analysis (flushing, NaN, worst elements) once, at the end."""
+
+    def __init__(self, dtype, kernel, chunk: int):
+        self.dtype, self.kernel = dtype, kernel
+        self.scratch = np.empty(chunk, dtype=np.uint8)
+        self.positions = np.empty(chunk, dtype=np.int64)
+        self.histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+        self.results = []
+        self.totals = [0, 0, 0]  # good elements, their max distance and max fractional error (bits)
+        self.bad = []  # (positions in x, x, expected, actual, reference) of the bad elements
+
+    def keep(self, begin, xs, actual_s, stats, bad_values):
+        """A compiled loop's verdict on a chunk, stats = (bad, max distance, fractional bits): the
+        good elements into the totals, the bad ones (bad_values(where) -> their expected and
+        reference values) kept for the full analysis."""
+        bad, max_distance, fraction_bits = stats
+        self.totals[0] += xs.size - bad
+        self.totals[1] = max(self.totals[1], max_distance)
+        self.totals[2] = max(self.totals[2], fraction_bits)
+        if bad:
+            where = self.positions[:bad].copy()
+            bad_expected, bad_reference = bad_values(where)
+            self.bad.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
+
+    def by_table(self, begin, xs, actual_s, table):
+        """float16 through the operator's table, in the compiled loop."""
+        codes = xs.view(np.uint16)
+        self.keep(begin, xs, actual_s, self.kernel.float16_table_stats(
+            codes, actual_s.view(np.uint16), table.reference64, table.expected_bits, table.DECODE,
+            0, self.histogram, self.scratch, self.positions),
+            lambda where: (table.expected[codes[where]], table.reference[codes[where]]))
+
+    def by_formula(self, begin, xs, actual_s, plan, buffer):
+        """float32 with the formula's operations in the compiled loop (Verifier.float32_plan)."""
+        formula, p0, p1, prepare = plan
+        bits = fast_kernels.FLOAT_LAYOUT[self.dtype][0]
+        reference = prepare(xs, buffer)
+        self.keep(begin, xs, actual_s, self.kernel.float32_stats[formula](
+            xs, reference, p0, p1, actual_s, actual_s.view(bits), 0, self.histogram, self.scratch,
+            self.positions),
+            lambda where: (reference[where].astype(self.dtype), reference[where]))
+
+    def by_kernel(self, begin, xs, actual_s, expected, reference):
+        """The oracle's values, compared in the compiled loop."""
+        bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[self.dtype]
+        self.keep(begin, xs, actual_s, self.kernel.float_stats(
+            expected.view(bits), actual_s.view(bits), actual_s.astype(np.float32), reference,
+            0, mask, inf, digits, low, self.histogram, self.scratch, self.positions),
+            lambda where: (expected[where], reference[where]))
+
+    def by_numpy(self, offset, begin, xs, actual_s, expected, reference):
+        """The oracle's values, compared with numpy (no compiled loops)."""
+        if expected.tobytes() == actual_s.tobytes():
+            self.results.append(("full", offset + begin, identical(expected, actual_s, reference)))
+            return
+        good, max_distance, fraction, good_histogram, where = _numpy_split(expected, actual_s, reference, 0)
+        if good:
+            self.results.append(("fast", good, max_distance, fraction, good_histogram))
+        if where.size:
+            self.bad.append((where + begin, xs[where], expected[where], actual_s[where], reference[where]))
+
+    def parts(self, case, offset, zeros) -> list:
+        """The partial results: the numpy path's, the bad elements' full analysis, the good totals.
+        zeros: Verifier.zeros, asked only where there are bad elements."""
+        parts = list(self.results)
+        if self.bad:
+            where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*self.bad))
+            parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
+                                                  zeros(case), reference, interval_judge(case)), where))
+        if self.totals[0]:
+            parts.append(("fast", *self.totals, self.histogram))
         return parts
 
 

@@ -20,6 +20,7 @@ DATA_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8"
 STREAMED = ("exhaustive_float32",)  # generators whose tensor is made (and run) chunk by chunk
 DEFAULT_COUNT = 1024  # elements of an "auto" shape for generators with no natural length
 MATERIALISE_LIMIT = 1 << 26  # a streamed generator's tensor is made whole only up to this size
+UNIFORM_RANGE = (-10.0, 10.0)  # uniform's low and high where a case file gives none
 
 
 def streamed(generator: dict) -> bool:
@@ -109,7 +110,7 @@ def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np
     if own_values is not None:
         return np.resize(own_values, count).reshape(shape) if count else np.zeros(shape, dtype)
     rng = np.random.default_rng(seed)
-    low, high = generator.get("low", -10.0), generator.get("high", 10.0)
+    low, high = uniform_range(generator)
     target = np.dtype(dtype)
     if target.kind == "f":
         return rng.uniform(low, high, size=shape).astype(target)
@@ -128,12 +129,17 @@ def _to_type(values, dtype: str) -> np.ndarray:
     return np.array(kept, dtype=target)
 
 
+def uniform_range(generator: dict) -> tuple:
+    return generator.get("low", UNIFORM_RANGE[0]), generator.get("high", UNIFORM_RANGE[1])
+
+
 def label(generator: dict) -> str:
     if "label" in generator:
         return str(generator["label"])
     kind = generator["kind"]
     if kind == "uniform":
-        return f"uniform[{_num(generator.get('low', -10.0))},{_num(generator.get('high', 10.0))}]"
+        low, high = uniform_range(generator)
+        return f"uniform[{_num(low)},{_num(high)}]"
     if kind == "sweep":
         return f"sweep[{_num(generator['low'])},{_num(generator['high'])},{generator['count']}]"
     if kind == "exhaustive_float32" and any(key in generator for key in ("start", "stop", "step")):
@@ -147,5 +153,5 @@ def _num(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-__all__ = ["KINDS", "STREAMED", "values_for", "fill", "label", "streamed", "chunks",
-           "bit_range", "natural_count"]
+__all__ = ["KINDS", "STREAMED", "UNIFORM_RANGE", "values_for", "fill", "label", "streamed", "chunks",
+           "bit_range", "natural_count", "uniform_range"]

@@ -2,6 +2,7 @@
 reports stops at once (BadInput naming the path) instead of failing at the end, or with a
 backend already started."""
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -46,3 +47,19 @@ def _try_create_in(folder: Path) -> str | None:
     os.close(handle)
     os.unlink(name)
     return None
+
+
+def write(path, text: str):
+    """text to path (results.write_report), said on standard error."""
+    from conformance.results import write_report
+    write_report(path, text)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def write_reports(header: dict, records: list, footer: dict | None, html=None, markdown=None, junit=None):
+    """A run's reports: each one whose path is given."""
+    from reports import html as html_report, junit as junit_report, markdown as markdown_report
+    for path, render in ((html, html_report.render_report), (markdown, markdown_report.report),
+                         (junit, junit_report.render)):
+        if path:
+            write(path, render(header, records, footer))

@@ -26,7 +26,6 @@ from conformance import featurelevels, statuses
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 CASE_FILE = re.compile(r"^operator\s*:", re.MULTILINE)
-SKIP = {statuses.UNSUPPORTED, statuses.NOT_REACHABLE}
 STATE = pytest.StashKey()
 
 
@@ -102,6 +101,7 @@ def pytest_collect_file(file_path, parent):
 
 class CaseFile(pytest.File):
     def collect(self):
+        from conformance import runner
         from conformance.caseload import DEFAULT_MAX_ELEMENTS, load_file
         state = self.config.stash[STATE]
         option = self.config.option
@@ -109,6 +109,7 @@ class CaseFile(pytest.File):
                           option.conformance_max_elements or DEFAULT_MAX_ELEMENTS, state.tolerance,
                           option.conformance_forbid_flush)
         self.case_ids = [case.id for case in cases]  # a rerun's -k must tell this file's cases apart
+        state.case_files.update(runner.case_files(cases, cases))
         for case in cases:
             # The node id given as text: pytest 9 reads --lf's saved ids with NodeId.parse, which
             # takes a '[' inside a name (rank4[2x3x4x5]) for parameters; this item's id must compare
@@ -145,7 +146,7 @@ class CaseItem(pytest.Item):
         status = record["status"]
         if status == statuses.PASS:
             return
-        if status in SKIP:
+        if status in statuses.SKIPPED:
             reason = f"{status}: {(record.get('message') or '').strip() or 'no message'}"
             try:
                 raise pytest.skip.Exception(reason, _use_item_location=True)
@@ -203,6 +204,7 @@ class State:
         self.records = []  # (order, record)
         self.cases = []  # the cases this session will run (collected and selected)
         self.sessions = {}  # worker -> sessions created
+        self.case_files = {}  # runner.case_files() of the collected files, for the header
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
@@ -268,7 +270,6 @@ class State:
 
     def run(self, case) -> dict:
         from conformance import backends, runner
-        from conformance.backends.base import Outcome
         if self.failure is not None:
             raise self.failure
         if self.backend is None:
@@ -280,26 +281,13 @@ class State:
                 raise
             argv = ["pytest", *map(str, self.config.invocation_params.args)]
             self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv,
-                                              model=self.model)
+                                              model=self.model, case_files=self.case_files)
             self.header["runner"] = "pytest"
             prepare = getattr(self.backend, "prepare", None)
             if prepare is not None:  # shared graphs, as `conformance run` plans them: fewer sessions
                 prepare(self.cases)
-        x = case.make_input()
-        began = time.perf_counter()
-        outcome = self.backend.run_many([(case, x)])[0]
-        seconds = time.perf_counter() - began
-        try:
-            record = runner.judge(case, x, outcome, self.level, self.backend.name, seconds, model=self.model)
-        except Exception as error:  # a harness bug must not pass for a device failure
-            record = runner.judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
-                                                   f"{type(error).__name__}: {error}"),
-                                  self.level, self.backend.name, seconds, model=self.model)
-        save = self.config.option.conformance_save_failures
-        if save and record["status"] in statuses.FAILING:
-            from conformance.repro import save_case
-            record["repro"] = save_case(save, case, x, outcome)
-        return record
+        return runner.run_case(case, self.backend, self.level, self.config.option.conformance_save_failures,
+                               self.model)
 
     def collect(self, report):
         if self.header is None or self.header.get("runner") != "pytest":
@@ -314,9 +302,8 @@ class State:
                   option.conformance_junit]
         if not any(wanted) or not self.records:
             return
-        from conformance.cli_reports import write_file
+        from conformance.outputs import write_reports
         from conformance.results import ResultsWriter
-        from reports import html, junit, markdown
         header = dict(self.header or {"type": "header", "backend": option.conformance_backend})
         footer = {"type": "footer", "seconds": round(time.perf_counter() - self.started, 3),
                   "cases": len(self.records), "sessions_created": sum(self.sessions.values()),
@@ -327,12 +314,8 @@ class State:
             for line in [header, *records, footer]:
                 writer.write(line)
             writer.close()
-        if option.conformance_html:
-            write_file(option.conformance_html, html.render_report(header, records, footer))
-        if option.conformance_markdown:
-            write_file(option.conformance_markdown, markdown.report(header, records, footer))
-        if option.conformance_junit:
-            write_file(option.conformance_junit, junit.render(header, records, footer))
+        write_reports(header, records, footer, html=option.conformance_html, markdown=option.conformance_markdown,
+                      junit=option.conformance_junit)
 
     def close(self):
         if self.backend is not None:

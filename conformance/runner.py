@@ -11,12 +11,12 @@ import numpy as np
 
 from conformance import featurelevels, inputs as generators, statuses
 from conformance.backends import base as outcome_status
-from conformance.backends.base import Outcome
+from conformance.backends.base import BATCH, Outcome
+from conformance.caseload import checkout_path, source_file
 from conformance.compare import compare, describe
 from conformance.expected import expected_for, interval_judge
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
-BATCH = 64  # cases handed to a backend at once (a worker or a shared graph may batch them)
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
 
 
@@ -32,7 +32,9 @@ class RunSummary:
         return any(r["status"] in statuses.FAILING for r in self.records)
 
 
-def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str = DEFAULT_MODEL) -> dict:
+def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str = DEFAULT_MODEL,
+                 case_files=None) -> dict:
+    """The results' header; case_files: what case_files() gives, for the reports' rerun commands."""
     import onnx
     meta = {"type": "header", "tool": "dml-conformance", "feature_level": feature_level, "seed": seed,
             "tolerance_model": model,
@@ -40,7 +42,26 @@ def run_metadata(backend, feature_level: str, seed: int, argv=None, model: str =
             "onnx": onnx.__version__, "start": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "argv": list(argv if argv is not None else sys.argv)}
     meta.update(backend.metadata())
+    if case_files:
+        meta["case_files"] = case_files
     return meta
+
+
+def case_files(selected, loaded) -> dict:
+    """{source file: {"path": as a rerun from the checkout names it, "ids": every case it expands to}}
+    for the files the selected cases come from (loaded: every case of those files, before -k): a
+    report writes each case's rerun command (a -k that tells it apart from its file's other cases)
+    from this, and not from the case files as they are when it is rendered."""
+    paths = {source: checkout_path(source) for source in {source_file(case.source) for case in loaded}}
+    wanted = {source_file(case.source) for case in selected}
+    if any(paths[source] is None for source in wanted):  # a rerun naming no file loads every shipped one
+        wanted |= {source for source, path in paths.items() if path is None}
+    files = {}
+    for case in loaded:
+        source = source_file(case.source)
+        if source in wanted:
+            files.setdefault(source, {"path": paths[source], "ids": []})["ids"].append(case.id)
+    return files
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,12 +126,7 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
         for batch in _batches(cases):
             if generators.streamed(batch[0].generator):
                 writer.write({"type": "in-flight", "ids": [batch[0].id]})
-                try:
-                    record = _run_streamed(batch[0], backend, feature_level, verifier, save_failures, model)
-                except Exception as error:  # a harness bug must not lose the run
-                    record = judge(batch[0], None, Outcome(statuses.ERROR, message=f"harness error while "
-                                                           f"streaming: {type(error).__name__}: {error}"),
-                                   feature_level, backend.name, 0.0, model=model)
+                record = _streamed_record(batch[0], backend, feature_level, verifier, save_failures, model)
                 _emit(record, writer, summary, progress)
                 continue
             inputs = [case.make_input() for case in batch]
@@ -121,17 +137,8 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
             each = (time.perf_counter() - began) / max(len(batch), 1)
             verified = _verify_batch(verifier, batch, inputs, outcomes) if accelerate else {}
             for case, x, outcome in zip(batch, inputs, outcomes):
-                try:
-                    record = judge(case, x, outcome, feature_level, backend.name, each,
-                                   verifier=verifier if accelerate else None, comparison=verified.get(id(case)),
-                                   model=model)
-                except Exception as error:  # a harness bug must not lose the run
-                    record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
-                                                    f"{type(error).__name__}: {error}"),
-                                   feature_level, backend.name, each, model=model)
-                if save_failures and record["status"] in statuses.FAILING:
-                    from conformance.repro import save_case
-                    record["repro"] = save_case(save_failures, case, x, outcome)
+                record = _record(case, x, outcome, feature_level, backend.name, each, save_failures, model,
+                                 verifier=verifier if accelerate else None, comparison=verified.get(id(case)))
                 _emit(record, writer, summary, progress)
     except KeyboardInterrupt:
         summary.interrupted = True
@@ -140,6 +147,43 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
     summary.sessions_created = backend.sessions_created
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def run_case(case, backend, feature_level: str, save_failures=None, model: str = DEFAULT_MODEL) -> dict:
+    """One case alone, as run() runs each (the pytest plugin's item): its record."""
+    if generators.streamed(case.generator):
+        from conformance import fast
+        with fast.Verifier() as verifier:
+            return _streamed_record(case, backend, feature_level, verifier, save_failures, model)
+    x = case.make_input()
+    began = time.perf_counter()
+    outcome = backend.run_many([(case, x)])[0]
+    return _record(case, x, outcome, feature_level, backend.name, time.perf_counter() - began, save_failures,
+                   model)
+
+
+def _record(case, x, outcome, feature_level, backend_name, seconds, save_failures, model, **judging) -> dict:
+    """judge()'s record, the inputs and outputs of a failure saved where asked. A harness bug while
+    judging is the case's error: it must neither lose the run nor pass for a device's failure."""
+    try:
+        record = judge(case, x, outcome, feature_level, backend_name, seconds, model=model, **judging)
+    except Exception as error:
+        record = judge(case, x, Outcome(statuses.ERROR, message=f"harness error while judging: "
+                                        f"{type(error).__name__}: {error}"),
+                       feature_level, backend_name, seconds, model=model)
+    if save_failures and record["status"] in statuses.FAILING:
+        from conformance.repro import save_case
+        record["repro"] = save_case(save_failures, case, x, outcome)
+    return record
+
+
+def _streamed_record(case, backend, feature_level, verifier, save_failures, model) -> dict:
+    try:
+        return _run_streamed(case, backend, feature_level, verifier, save_failures, model)
+    except Exception as error:  # a harness bug must not lose the run
+        return judge(case, None, Outcome(statuses.ERROR, message=f"harness error while streaming: "
+                                         f"{type(error).__name__}: {error}"),
+                     feature_level, backend.name, 0.0, model=model)
 
 
 def _verify_batch(verifier, batch, inputs, outcomes) -> dict:

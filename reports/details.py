@@ -5,16 +5,17 @@ import json
 import re
 import shlex
 from dataclasses import dataclass
-from pathlib import Path, PureWindowsPath
 
 import numpy as np
 
 from conformance import featurelevels
+from conformance.caseload import checkout_path, source_file
 from conformance.compare import bin_index, bin_range, histogram_bins
 from conformance.selection import compile_expression
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"and", "or", "not"}
+HIDDEN = {"case_files"}  # header keys for the rerun commands, not for a person to read
+MESSAGE_SHOWN = 160  # characters of a case's message that a table row shows
 
 
 def metadata_rows(header: dict, footer: dict | None, records=None) -> list:
@@ -39,7 +40,7 @@ def metadata_rows(header: dict, footer: dict | None, records=None) -> list:
         known.append(("footer", "missing: the run did not finish (crash or kill); the results are partial"))
     shown = {"backend", "provider", "device", "driver", "driver_version", "directml", "onnxruntime_package",
              "onnxruntime", "feature_level", "seed", "os", "python", "numpy", "onnx", "start", "type", "tool"}
-    extra = [(key, _text(value)) for key, value in header.items() if key not in shown]
+    extra = [(key, _text(value)) for key, value in header.items() if key not in shown | HIDDEN]
     return [(name, _text(value)) for name, value in known if value not in (None, "")] + extra
 
 
@@ -89,22 +90,13 @@ def keyword_for(case_id: str, all_ids) -> str:
     return expression
 
 
-def known_ids(records) -> set:
+def known_ids(records, header: dict) -> set:
     """The ids a rerun's -k must tell apart: every case of the run, and every case its case files
-    expand to now (a run made with -k saw only some of them)."""
-    from conformance.caseload import SHIPPED_CASES, CaseFileError, load_file
+    expanded to (a run made with -k saw only some of them), as the header's case_files has them."""
+    files = header.get("case_files") or {}
     ids = {r["id"] for r in records}
-    paths = {case_path(r) for r in records}
-    if None in paths and any(r.get("source") for r in records):  # shipped cases of an installed harness
-        paths |= {str(p) for p in SHIPPED_CASES.glob("*.yaml")}
-    for path in paths - {None}:
-        full = next((p for p in (Path(path), REPO_ROOT / path) if p.is_file()), None)
-        if full is None:
-            continue
-        try:
-            ids.update(case.id for case in load_file(full))
-        except (CaseFileError, OSError, ValueError, KeyError):
-            continue
+    for source in {source_file(r.get("source") or "") for r in records}:
+        ids.update(files.get(source, {}).get("ids", []))
     return ids
 
 
@@ -120,7 +112,7 @@ def rerun_command(record: dict, header: dict, all_ids=()) -> str:
     if header.get("tolerance_model") == "ulp":
         args += ["--tolerance-model", "ulp"]
     args += ["-k", keyword_for(record["id"], all_ids or [record["id"]])]
-    path = case_path(record)
+    path = case_path(record, header)
     if path:
         args.append(path)
     return shell_join(args, header, always=args.index("-k") + 1)  # the keyword quoted, as a person writes it
@@ -141,21 +133,14 @@ def shell_join(args, header: dict, always=None) -> str:
     return " ".join(quoted)
 
 
-def case_path(record: dict) -> str | None:
-    """The case file of a record, as a rerun names it: relative to the checkout for the checkout's
-    files; none for the cases a pip-installed harness ships (conformance/cases, found without a
-    path), whichever system reads the record; else as recorded."""
-    source = record.get("source") or ""
-    path = source.rsplit(":", 1)[0] if re.search(r":\d+$", source) else source
-    if not path:
+def case_path(record: dict, header: dict) -> str | None:
+    """The case's file as the run named it for a rerun; for results from before the header's
+    case_files, caseload.checkout_path of its source."""
+    source = source_file(record.get("source") or "")
+    if not source:
         return None
-    parts = PureWindowsPath(path).parts if "\\" in path else Path(path).parts
-    if tuple(parts[-3:-1]) == ("conformance", "cases"):
-        return None
-    try:
-        return str(Path(path).resolve().relative_to(REPO_ROOT))
-    except ValueError:
-        return path
+    files = header.get("case_files") or {}
+    return files[source]["path"] if source in files else checkout_path(source)
 
 
 def _options_from_argv(argv) -> list:

@@ -10,11 +10,6 @@ from dataclasses import dataclass, field
 from conformance import statuses
 from conformance.results import partial, read_results
 
-# How bad a status is for a diff: 0 nothing wrong, 1 wrong numbers or refused, 2 broke, 3 died.
-SEVERITY = {statuses.PASS: 0, statuses.UNSUPPORTED: 0, statuses.NOT_REACHABLE: 0,
-            statuses.FAIL: 1, statuses.UNSUPPORTED_REQUIRED: 1, statuses.CPU_FALLBACK: 1,
-            statuses.ERROR: 2, statuses.TIMEOUT: 2, statuses.CRASH: 3}
-
 # Kinds of change, in the order they are listed.
 REGRESSION, NEW_FAILURE, ULP_WORSE, STATUS_CHANGE, MISSING, NEW, ULP_BETTER, IMPROVEMENT = (
     "regression", "new failing case", "max ULP up", "status changed", "missing in B", "new in B",
@@ -30,10 +25,6 @@ MEANING = {
     ULP_BETTER: "same status, smaller max ULP error",
     IMPROVEMENT: "the status got better (e.g. fail -> pass)",
 }
-
-
-def severity(status: str) -> int:
-    return SEVERITY.get(status, 2)
 
 
 @dataclass
@@ -61,7 +52,7 @@ class Change:
         return self.after.get("max_ulp") if self.after else None
 
     def sort_key(self):
-        jump = severity(self.status_after or "pass") - severity(self.status_before or "pass")
+        jump = statuses.severity(self.status_after or "pass") - statuses.severity(self.status_before or "pass")
         growth = (self.ulp_after or 0) - (self.ulp_before or 0)
         magnitude = -abs(jump) if self.kind in (REGRESSION, IMPROVEMENT) else -abs(growth)
         return (ORDER.index(self.kind), magnitude, self.op, self.id)
@@ -131,9 +122,9 @@ def classify(before: dict | None, after: dict | None) -> str | None:
     if after is None:
         return MISSING
     old, new = before["status"], after["status"]
-    if severity(new) > severity(old):
+    if statuses.severity(new) > statuses.severity(old):
         return REGRESSION
-    if severity(new) < severity(old):
+    if statuses.severity(new) < statuses.severity(old):
         return IMPROVEMENT
     if old != new:
         return STATUS_CHANGE

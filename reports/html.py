@@ -13,7 +13,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
-from conformance import __version__
+from conformance import __version__, statuses
 from conformance.verdicts import d3d_text, disagreements, judgement, other_verdict, ulp_text
 from reports import details, matrix
 
@@ -24,7 +24,7 @@ DETAILS_LIMIT = 1000  # failing cases drawn in full; the all-cases table lists e
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(label=matrix.label, short=lambda s: matrix.SHORT.get(s, s), css_class=matrix.css_class)
+    env.globals.update(label=statuses.label, short=statuses.short, css_class=matrix.css_class)
     return env
 
 
@@ -52,7 +52,7 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
     if footer is None or (footer or {}).get("interrupted"):
         conformant, verdict = False, verdict + " (partial results: the run did not finish)"
     failing = matrix.failing(records)
-    ids = details.known_ids(records)
+    ids = details.known_ids(records, header)
     shown = failing[:DETAILS_LIMIT]
     anchors = {r["id"]: details.anchor(r["id"]) for r in shown}
     first_failure = {}
@@ -67,7 +67,7 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
             "rerun": details.rerun_command(record, header, ids), "judgement": judgement(record),
             "d3d": d3d_text(record), "ulp": ulp_text(record)})
     present = {r["status"] for r in records}
-    legend = [s for s in matrix.SEVERITY if s in present] + sorted(present - set(matrix.SEVERITY))
+    legend = [s for s in statuses.MOST_SEVERE_FIRST if s in present] + sorted(present - set(statuses.ALL))
     counts = {s: sum(1 for r in records if r["status"] == s) for s in legend}
     return _page("report.html.j2", header=header, records=records, matrix=table, verdict=verdict,
                  conformant=conformant, notes=notes_for(header),

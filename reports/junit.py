@@ -11,11 +11,10 @@ from collections import defaultdict
 
 from conformance import statuses
 from conformance.verdicts import judgement
-from reports import details, matrix
+from reports import details
 
-FAILURE = {statuses.FAIL, statuses.UNSUPPORTED_REQUIRED, statuses.CPU_FALLBACK}
-ERROR = {statuses.ERROR, statuses.CRASH, statuses.TIMEOUT}
-SKIPPED = {statuses.UNSUPPORTED, statuses.NOT_REACHABLE}
+FAILURE = frozenset(s.name for s in statuses.STATUSES if s.failing and s.severity == 1)  # wrong or refused
+ERROR = frozenset(s.name for s in statuses.STATUSES if s.failing and s.severity > 1)  # broke or died
 # XML 1.0 cannot hold most control characters, even escaped: a driver message may contain them.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -39,7 +38,7 @@ def summary_line(record: dict) -> str:
     if status == statuses.UNSUPPORTED_REQUIRED:
         return (f"unsupported, but required at this feature level (from FL {record.get('feature_level')})"
                 + (f": {first}" if first else ""))
-    return f"{matrix.label(status)}" + (f": {first}" if first else "")
+    return f"{statuses.label(status)}" + (f": {first}" if first else "")
 
 
 def body(record: dict, header: dict, ids) -> str:
@@ -54,7 +53,7 @@ def body(record: dict, header: dict, ids) -> str:
 
 
 def render(header: dict, records: list, footer: dict | None) -> str:
-    ids = details.known_ids(records)
+    ids = details.known_ids(records, header)
     by_op = defaultdict(list)
     for record in records:
         by_op[record["op"]].append(record)
@@ -66,7 +65,7 @@ def render(header: dict, records: list, footer: dict | None) -> str:
         suite = ET.SubElement(root, "testsuite", name=clean(op))
         counts = {"tests": len(items), "failures": sum(r["status"] in FAILURE for r in items),
                   "errors": sum(r["status"] in ERROR for r in items),
-                  "skipped": sum(r["status"] in SKIPPED for r in items)}
+                  "skipped": sum(r["status"] in statuses.SKIPPED for r in items)}
         seconds = sum(float(r.get("seconds") or 0) for r in items)
         for key, value in counts.items():
             suite.set(key, str(value))
@@ -82,7 +81,7 @@ def render(header: dict, records: list, footer: dict | None) -> str:
         for record in items:
             case = ET.SubElement(suite, "testcase", name=clean(record["id"]), classname=classname(header, record),
                                  time=f"{float(record.get('seconds') or 0):.6f}")
-            path = details.case_path(record)
+            path = details.case_path(record, header)
             if path:
                 case.set("file", clean(path))
                 line = (record.get("source") or "").rsplit(":", 1)[-1]
@@ -93,7 +92,7 @@ def render(header: dict, records: list, footer: dict | None) -> str:
                 tag = "failure" if status in FAILURE else "error"
                 element = ET.SubElement(case, tag, message=clean(summary_line(record)), type=clean(status))
                 element.text = clean(body(record, header, ids))
-            elif status in SKIPPED:
+            elif status in statuses.SKIPPED:
                 ET.SubElement(case, "skipped", message=clean(summary_line(record)))
             elif status != statuses.PASS:  # a status this module does not know: never a silent pass
                 element = ET.SubElement(case, "error", message=clean(summary_line(record)), type=clean(status))

@@ -8,16 +8,8 @@ from conformance import statuses
 from conformance.verdicts import disagreements, judgement, operator_rows, other_verdict
 from reports import details, matrix
 
-ICON = {statuses.PASS: "✅", statuses.FAIL: "❌", statuses.UNSUPPORTED_REQUIRED: "⛔",
-        statuses.UNSUPPORTED: "▫️", statuses.NOT_REACHABLE: "➖", statuses.ERROR: "❗",
-        statuses.CRASH: "💥", statuses.TIMEOUT: "⏱️", statuses.CPU_FALLBACK: "⚠️"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a terminal's colour codes, a bell ...
 FAILING_ROWS = 200  # a pull request comment holds about 65,000 characters
-COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
-           (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
-           (statuses.UNSUPPORTED, "unsupported (not required)"), (statuses.NOT_REACHABLE, "not reachable"),
-           (statuses.ERROR, "error"), (statuses.CRASH, "crash"), (statuses.TIMEOUT, "timeout"),
-           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL")]
 
 
 def text(value) -> str:
@@ -49,7 +41,7 @@ def cell(cell) -> str:
     if cell is None or cell.status is None:
         return ""
     others = f" (+{', '.join(cell.others)})" if cell.others else ""
-    return text(f"{ICON.get(cell.status, '')} {matrix.SHORT.get(cell.status, cell.status)} "
+    return text(f"{statuses.icon(cell.status)} {statuses.short(cell.status)} "
                 f"{cell.shown}/{cell.total}{others}")
 
 
@@ -61,9 +53,7 @@ def meta_table(header, footer, records=None) -> str:
 
 def operator_table(records) -> str:
     rows = operator_rows(records)
-    used = [(key, title) for key, title in COLUMNS
-            if key in ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
-            or any(row[key] for row in rows)]
+    used = matrix.operator_columns(rows)
     return table([[text(row[key]) for key, _ in used] for row in rows], [t for _, t in used])
 
 
@@ -85,16 +75,16 @@ def report(header: dict, records: list, footer: dict | None) -> str:
     parts += ["## Operators", "", operator_table(records), "",
               "## Compatibility matrix", "",
               "Cases by operator, the feature level that first requires them, and data type: "
-              + ", ".join(f"{ICON[s]} {matrix.LABEL[s]}" for s in matrix.SEVERITY if s in ICON) + ".", "",
+              + ", ".join(f"{statuses.icon(s)} {statuses.label(s)}" for s in statuses.MOST_SEVERE_FIRST) + ".", "",
               matrix_table(records), ""]
     failing = matrix.failing(records)
     if failing:
-        ids = details.known_ids(records)
+        ids = details.known_ids(records, header)
         shown = failing[:FAILING_ROWS]
         parts += [f"## Failing cases ({len(failing)})", "",
-                  table([[code(r["id"]), text(matrix.label(r["status"])),
+                  table([[code(r["id"]), text(statuses.label(r["status"])),
                           text(r.get("max_ulp") if r.get("max_ulp") is not None else "-"),
-                          text(judgement(r) or _first_line(r.get("message"))[:160])] for r in shown],
+                          text(judgement(r) or _first_line(r.get("message"))[:details.MESSAGE_SHOWN])] for r in shown],
                         ["case", "status", "max ULP", "judgement (the other model where it differs)"]), ""]
         if len(failing) > len(shown):
             parts += [f"... and {len(failing) - len(shown)} more (see the HTML report or the results file).", ""]
@@ -112,7 +102,7 @@ def disagreement_section(records) -> list:
     if not differing:
         return []
     shown = differing[:FAILING_ROWS]
-    rows = [[code(r["id"]), text(matrix.label(r["status"])), text(judgement(r))] for r in shown]
+    rows = [[code(r["id"]), text(statuses.label(r["status"])), text(judgement(r))] for r in shown]
     more = [f"... and {len(differing) - len(shown)} more.", ""] if len(differing) > len(shown) else []
     return [f"## Where the tolerance models disagree ({len(differing)})", "",
             "Each case is judged by both models; the status is the deciding model's.", "",
@@ -128,7 +118,7 @@ def _status_ulp(record) -> str:
         return "-"
     ulp = record.get("max_ulp")
     other = other_verdict(record)
-    return (f"{matrix.label(record['status'])}" + (f" ({ulp} ULP)" if ulp is not None else "")
+    return (f"{statuses.label(record['status'])}" + (f" ({ulp} ULP)" if ulp is not None else "")
             + (f" [{other[0]}: {other[1]}]" if other else ""))
 
 

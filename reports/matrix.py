@@ -9,33 +9,18 @@ from dataclasses import dataclass, field
 from conformance import featurelevels, statuses
 from conformance.verdicts import highest_conforming_level
 
-LABEL = {
-    statuses.PASS: "pass", statuses.FAIL: "fail",
-    statuses.UNSUPPORTED_REQUIRED: "unsupported (required)",
-    statuses.UNSUPPORTED: "unsupported (not required)", statuses.NOT_REACHABLE: "not reachable",
-    statuses.ERROR: "error", statuses.CRASH: "crash", statuses.TIMEOUT: "timeout",
-    statuses.CPU_FALLBACK: "CPU fallback",
-}
-SHORT = {
-    statuses.PASS: "pass", statuses.FAIL: "fail", statuses.UNSUPPORTED_REQUIRED: "unsupported (required)",
-    statuses.UNSUPPORTED: "unsupported", statuses.NOT_REACHABLE: "not reachable",
-    statuses.ERROR: "error", statuses.CRASH: "crash", statuses.TIMEOUT: "timeout",
-    statuses.CPU_FALLBACK: "CPU fallback",
-}
-# Most severe first: a cell takes the colour and label of its most severe status.
-SEVERITY = (statuses.CRASH, statuses.TIMEOUT, statuses.ERROR, statuses.CPU_FALLBACK,
-            statuses.UNSUPPORTED_REQUIRED, statuses.FAIL, statuses.PASS, statuses.UNSUPPORTED,
-            statuses.NOT_REACHABLE)
 DTYPE_ORDER = ("float32", "float16", "float64", "int64", "int32", "int16", "int8",
                "uint64", "uint32", "uint16", "uint8", "bool")
 
 
-def status_rank(status: str) -> int:
-    return SEVERITY.index(status) if status in SEVERITY else -1  # unknown statuses: most severe
-
-
-def label(status: str) -> str:
-    return LABEL.get(status, status)
+def operator_columns(rows, extra=()) -> list:
+    """[(key, heading)] of the per-operator table (verdicts.operator_rows): the operator, its cases,
+    a column per status, the level it conforms up to, then extra; a status column only where a row
+    counts that status (pass and fail always)."""
+    columns = [("operator", "operator"), ("cases", "cases"), *((s.name, s.label) for s in statuses.STATUSES),
+               ("conforms_up_to", "conforms up to FL"), *extra]
+    always = ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
+    return [(key, title) for key, title in columns if key in always or any(row[key] for row in rows)]
 
 
 def css_class(status: str) -> str:
@@ -81,7 +66,7 @@ class Cell:
         present = self.counts
         if not present:
             return None
-        return min(present, key=status_rank)
+        return min(present, key=statuses.rank)
 
     @property
     def total(self) -> int:
@@ -110,19 +95,20 @@ class Cell:
     @property
     def headline(self) -> str:
         """'pass 12/12', 'fail 3/13', 'not reachable 4/4': the label and how many cases carry it."""
-        return f"{SHORT.get(self.status, self.status)} {self.shown}/{self.total}" if self.status else ""
+        return f"{statuses.short(self.status)} {self.shown}/{self.total}" if self.status else ""
 
     @property
     def others(self) -> list:
         """The statuses the headline leaves out, e.g. ['6 pass', '1 not reachable']."""
         main = self.status
-        return [f"{self.counts[s]} {SHORT.get(s, s)}" for s in sorted(self.counts, key=status_rank)
+        return [f"{self.counts[s]} {statuses.short(s)}" for s in sorted(self.counts, key=statuses.rank)
                 if s != main and not (main in statuses.FAILING and s in statuses.FAILING)]
 
     @property
     def detail(self) -> str:
         """Every count, for a tooltip: 'pass 10, not reachable 2 (rank 1-8)'."""
-        counts = ", ".join(f"{label(s)} {n}" for s, n in sorted(self.counts.items(), key=lambda i: status_rank(i[0])))
+        counts = ", ".join(f"{statuses.label(s)} {n}"
+                           for s, n in sorted(self.counts.items(), key=lambda i: statuses.rank(i[0])))
         return f"{counts} ({self.ranks})" if self.ranks else counts
 
 
@@ -186,6 +172,6 @@ def verdict(records) -> tuple:
         return False, "no cases"
     if bad:
         kinds = Counter(r["status"] for r in bad)
-        detail = ", ".join(f"{n} {s}" for s, n in sorted(kinds.items(), key=lambda i: status_rank(i[0])))
+        detail = ", ".join(f"{n} {s}" for s, n in sorted(kinds.items(), key=lambda i: statuses.rank(i[0])))
         return False, f"not conformant: {len(bad)} of {len(records)} cases failing ({detail})"
     return True, f"conformant: every required case of {len(records)} passed"

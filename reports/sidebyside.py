@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import statuses
 from conformance.results import read_results
 from conformance.verdicts import highest_conforming_level
 from reports import details, matrix
@@ -76,7 +77,7 @@ def compare_runs(runs) -> Comparison:
         if len({r["status"] if r else None for r in records}) > 1:
             result.differing.append((case_id, records))
     # the most severe status any run gave first, then by id
-    result.differing.sort(key=lambda item: (min(matrix.status_rank(r["status"]) for r in item[1] if r), item[0]))
+    result.differing.sort(key=lambda item: (min(statuses.rank(r["status"]) for r in item[1] if r), item[0]))
     return result
 
 

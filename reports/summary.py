@@ -1,22 +1,15 @@
-"""The one-screen summary printed at the end of a run, and its markdown form."""
+"""The one-screen summary printed at the end of a run (and by `conformance report`)."""
 from tabulate import tabulate
 
 from conformance import statuses
 from conformance.verdicts import judgement, operator_rows
-
-COLUMNS = [("operator", "operator"), ("cases", "cases"), (statuses.PASS, "pass"), (statuses.FAIL, "fail"),
-           (statuses.UNSUPPORTED_REQUIRED, "unsupported (required)"),
-           (statuses.UNSUPPORTED, "unsupported (not required)"), (statuses.NOT_REACHABLE, "not reachable"),
-           (statuses.ERROR, "error"), (statuses.CRASH, "crash"), (statuses.TIMEOUT, "timeout"),
-           (statuses.CPU_FALLBACK, "cpu fallback"), ("conforms_up_to", "conforms up to FL"),
-           ("models_disagree", "other model differs")]
+from reports import details
+from reports.matrix import operator_columns
 
 
 def table(records, tablefmt="simple") -> str:
     rows = operator_rows(records)
-    used = [(key, title) for key, title in COLUMNS
-            if key in ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
-            or any(row[key] for row in rows)]
+    used = operator_columns(rows, extra=[("models_disagree", "other model differs")])
     return tabulate([[row[key] for key, _ in used] for row in rows], headers=[t for _, t in used],
                     tablefmt=tablefmt)
 
@@ -24,7 +17,7 @@ def table(records, tablefmt="simple") -> str:
 def failing_lines(records, limit=20) -> list:
     failing = [r for r in records if r["status"] in statuses.FAILING]
     lines = [f"  {r['status']:<22} {r['id']}  ({judgement(r)})"
-             if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:160]}"
+             if r["status"] == statuses.FAIL else f"  {r['status']:<22} {r['id']}: {r['message'][:details.MESSAGE_SHOWN]}"
              for r in failing[:limit]]
     if len(failing) > limit:
         lines.append(f"  ... and {len(failing) - limit} more (see the results file)")
@@ -44,9 +37,3 @@ def text(header: dict, records, footer: dict) -> str:
                  f"{footer.get('sessions_created', 0)} sessions created"
                  + (" -- INTERRUPTED" if footer.get("interrupted") else ""))
     return "\n".join(lines)
-
-
-def markdown(header: dict, records, footer: dict) -> str:
-    """The full markdown report: run metadata, operators, the compatibility matrix, failing cases."""
-    from reports.markdown import report
-    return report(header, records, footer)

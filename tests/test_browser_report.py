@@ -8,10 +8,12 @@ import pytest
 from needs import missing
 from test_reports_fixtures import HOSTILE_ID, conformance, write_results
 
+from conformance import statuses
+from conformance.caseload import REPO_ROOT
 from conformance.results import read_results
 from reports import details, matrix
 
-SCRIPT = details.REPO_ROOT / "scripts" / "report_screenshot.py"
+SCRIPT = REPO_ROOT / "scripts" / "report_screenshot.py"
 
 
 def _screenshot_module():
@@ -89,14 +91,14 @@ def test_a_person_sees_the_matrix_the_drill_down_and_the_histogram(browser, cpu_
             if cell is None:
                 assert element.text == "–"
             else:
-                assert element.text.split("\n")[:2] == [matrix.SHORT[cell.status], f"{cell.shown}/{cell.total}"]
+                assert element.text.split("\n")[:2] == [statuses.short(cell.status), f"{cell.shown}/{cell.total}"]
     # a failing case's drill-down opens on a click and shows the worst elements and the histogram
     case = browser.find_elements(By.CSS_SELECTOR, "details.case")[0]
     worst = case.find_element(By.CSS_SELECTOR, "table.worst")
     assert not worst.is_displayed()
     case.find_element(By.TAG_NAME, "summary").click()
     assert worst.is_displayed() and case.get_attribute("open") is not None
-    first = [r for r in records if r["status"] in matrix.statuses.FAILING][0]
+    first = [r for r in records if r["status"] in statuses.FAILING][0]
     assert case.find_element(By.CSS_SELECTOR, "summary code").text == first["id"]
     # both verdicts' worst elements, each with its acceptance interval [lo, hi]
     for selector, expected in (("table.worst-d3d", first["d3d"]["worst"]), ("table.worst-ulp", first["worst"])):
@@ -196,7 +198,7 @@ def test_without_chromium_the_browser_test_fails_under_ci_and_is_skipped_elsewhe
     env = {**os.environ, "CHROMIUM_BINARY": str(tmp_path / "no-chromium"), "CI": ci}
     done = subprocess.run([sys.executable, "-m", "pytest", __file__, "-p", "no:cacheprovider", "-rsf",
                            "-k", "no_script_from_case_data"], capture_output=True, text=True, env=env,
-                          cwd=details.REPO_ROOT)
+                          cwd=REPO_ROOT)
     assert f"1 {outcome}" in done.stdout, done.stdout[-2000:]  # an error at setup: the run fails
     assert done.returncode == (0 if outcome == "skipped" else 1)
     assert "chromium or chromium-driver is not installed" in done.stdout

@@ -46,6 +46,7 @@ def test_a_good_file_expands_to_the_cartesian_product(write_case_file):
     (GOOD + "extra: 1\n", 1, "unknown key(s) ('extra'"),
     (GOOD.replace("dtypes:", "dtypes: [float32]\n    dtypes:"), 4, "duplicate key 'dtypes'"),
     (GOOD.replace("low: -1, high: 1", "low: 1, high: -1"), 8, "low 1 is above high -1"),
+    (GOOD.replace("low: -1, high: 1", "low: 20"), 8, "low 20 is above high 10.0"),  # the default high
     (GOOD.replace("{kind: uniform, low: -1, high: 1}", "{kind: exhaustive_float16}"), 8, "float16 only"),
     (GOOD.replace("[2, 3]", "[2, '3']"), 4, "'3' is a string, not a number (remove the quotes)"),
 ])

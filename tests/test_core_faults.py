@@ -146,7 +146,7 @@ def test_a_closed_backend_leaves_no_profile_files_behind():
     import os
     backend = OrtBackend("azure", "AzureExecutionProvider", disable_cpu_fallback=False)  # profiled
     run(backend, cases(CELU_F32))
-    folder = backend._profile_dir
+    folder = backend.profile_dir
     assert folder and os.path.isdir(folder)
     backend.close()
     assert not os.path.exists(folder)

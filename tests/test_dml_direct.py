@@ -198,7 +198,7 @@ def test_device_removal_and_worker_death_are_survived(monkeypatch):
     monkeypatch.setenv("DMLC_WORKER_TEST_HOOKS", "1")
     backend = dml_direct.DmlDirectBackend("dml-direct", {"timeout": "120"})
     try:
-        reply, _ = backend._request({"op": "debug", "action": "remove_device"}, [], 60)
+        reply, _ = backend.request({"op": "debug", "action": "remove_device"}, [], 60)
         removal = reply
         x = np.array([1.0, -1.0], np.float32)
         c = case("ACTIVATION_CELU", "float32", (2,), {"Alpha": 1.0})

@@ -3,10 +3,12 @@ and offsets (x64 layouts), and the descriptions built for the seed operators.
 
 The expected numbers here come from sources independent of the tables in abi.py: values other
 header translations print (win32metadata-generated bindings), and the vtable slots and layouts
-the dml-direct sketch (shared/notes/dml-direct-sketch) used successfully against DirectML.dll.
+an earlier dml-direct sketch (not in this repository) used successfully against DirectML.dll 1.15.4.
 """
 import ctypes as C
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -118,7 +120,7 @@ def _description(op, dtype="float32", shape=(3,), params=None, spec=None):
 
 
 def test_sizes_from_the_sketch():
-    # Seen working against DirectML.dll 1.15.4 (shared/notes/dml-direct-sketch/README.md).
+    # Seen working against DirectML.dll 1.15.4 by that sketch.
     assert C.sizeof(abi.DML_BUFFER_TENSOR_DESC) == 48
     assert C.sizeof(abi.DML_TENSOR_DESC) == C.sizeof(abi.DML_OPERATOR_DESC) == 16
     assert C.sizeof(_description("ELEMENT_WISE_CLIP").struct) == 32
@@ -297,3 +299,11 @@ def test_hresult_names():
     error = HResultError("IDMLDevice::CreateOperator", -2147024809)
     assert error.refusal and not error.device_lost and "E_INVALIDARG" in str(error)
     assert HResultError("x", 0x887A0006).device_lost
+
+
+def test_a_wrong_layout_stops_the_import_even_under_python_O():
+    """build() checks the x64 layouts with real checks, not asserts that `python -O` removes."""
+    code = "from conformance.dmldirect import abi; abi.X64_SIZES['LUID'] = 12; abi.build()"
+    done = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "LayoutMismatch: LUID: sizeof 8, x64 header layout says 12" in done.stderr, done.stderr

@@ -17,7 +17,7 @@ import pytest
 from needs import missing
 
 from conformance import backends, featurelevels, inputs, runner, specs, statuses
-from conformance.backends import dml_wine
+from conformance.backends import dml_wine, wine_lane
 from conformance.caseload import load_paths
 from conformance.compare import compare
 from conformance.results import ResultsWriter
@@ -30,7 +30,7 @@ ALL_CASES = load_paths()
 def lane_or_skip():
     lane, reason = dml_wine.find_lane()
     if lane is None:
-        logs = [home / "ci-setup.log" for home in dml_wine.lane_homes() if (home / "ci-setup.log").exists()]
+        logs = [home / "ci-setup.log" for home in wine_lane.lane_homes() if (home / "ci-setup.log").exists()]
         tail = f"\nthe CI hook's log ({logs[0]}) ends:\n" + logs[0].read_text(errors="replace")[-1500:] if logs else ""
         missing(f"the dml-wine lane is not provisioned ({reason}); provision it with "
                 f"`bash scripts/setup-dml-wine.sh` (root, Debian 12){tail}")

@@ -12,7 +12,7 @@ from test_reports_fixtures import conformance
 
 from conformance.backends import ort as _ort  # noqa: F401  (likewise)
 
-from conformance.caseload import SHIPPED_CASES
+from conformance.caseload import SHIPPED_CASES, source_file
 from conformance.results import read_results
 
 CLIP_FILE = """\
@@ -222,13 +222,17 @@ def test_pytest_and_the_cli_give_the_same_verdicts(pytester, tmp_path):
     keyword = "CLIP and (float16 or int16 or uint64) and not exhaustive or CELU and rank1"
     done = conformance("run", "--backend", "cpu", "--quiet", "-k", keyword, "--results", tmp_path / "cli.jsonl")
     assert done.returncode in (0, 1), done.stderr
-    _, cli_records, _ = read_results(tmp_path / "cli.jsonl")
+    cli_header, cli_records, _ = read_results(tmp_path / "cli.jsonl")
     result = pytester.inline_run(str(SHIPPED_CASES), "--conformance-backend", "cpu", "-p", "no:cacheprovider",
                                  "-k", keyword, "--conformance-results", str(tmp_path / "pytest.jsonl"))
-    _, py_records, py_footer = read_results(tmp_path / "pytest.jsonl")
+    py_header, py_records, py_footer = read_results(tmp_path / "pytest.jsonl")
     # Planned as `conformance run` plans them: one shared session per operator and data type, not
     # one per parameter set (each DirectML session holds 1.5 GB under Wine on lavapipe).
     assert py_footer["sessions_created"] == read_results(tmp_path / "cli.jsonl")[2]["sessions_created"]
+    # Both name every case of the files the cases came from, for the reports' rerun commands.
+    files = cli_header["case_files"]
+    assert set(files) == {source_file(r["source"]) for r in cli_records}
+    assert {source: py_header["case_files"][source] for source in files} == files
     cli = {r["id"]: (r["status"], r["max_ulp"], r["mismatches"]) for r in cli_records}
     assert {r["id"]: (r["status"], r["max_ulp"], r["mismatches"]) for r in py_records} == cli
     assert len(cli) > 100 and {s for s, _, _ in cli.values()} >= {"pass", "fail", "unsupported-required",

@@ -12,6 +12,9 @@ import pytest
 from test_reports_fixtures import (FOOTER, HEADER, HOSTILE_DEVICE, HOSTILE_ID, conformance, known_records,
                                    write_results)
 
+from conformance import statuses
+from conformance.caseload import REPO_ROOT
+from conformance.selection import compile_expression
 from conformance.results import read_results
 from reports import details, html, junit, markdown, matrix
 
@@ -91,6 +94,18 @@ def known(tmp_path):
 
 
 # ---- the matrix ----------------------------------------------------------------------------
+
+def test_the_most_severe_first_order_agrees_with_the_severity_scale():
+    """A cell's colour (most severe first) and a diff's regressions (the severity scale) rank alike,
+    and every failing status is worse than every status that does not fail."""
+    assert sorted(statuses.MOST_SEVERE_FIRST) == sorted(statuses.ALL)
+    scale = [statuses.severity(s) for s in statuses.MOST_SEVERE_FIRST]
+    assert scale == sorted(scale, reverse=True)
+    assert min(statuses.severity(s) for s in statuses.FAILING) > max(
+        statuses.severity(s) for s in statuses.ALL if s not in statuses.FAILING)
+    assert statuses.severity("a-newer-status") == statuses.severity(statuses.ERROR)
+    assert statuses.rank("a-newer-status") < statuses.rank(statuses.CRASH)
+
 
 def test_matrix_model_for_known_results():
     built = matrix.build(known_records())
@@ -275,7 +290,7 @@ def cpu_reports(tmp_path_factory):
 
 def test_cpu_run_reports_agree_with_the_results(cpu_reports):
     header, records, footer = read_results(cpu_reports / "cpu.jsonl")
-    failing = [r for r in records if r["status"] in matrix.statuses.FAILING]
+    failing = [r for r in records if r["status"] in statuses.FAILING]
     assert len(records) > 700 and failing
     root = ET.parse(cpu_reports / "cpu.xml").getroot()
     assert int(root.get("tests")) == len(records)
@@ -286,7 +301,7 @@ def test_cpu_run_reports_agree_with_the_results(cpu_reports):
     for row in matrix.build(records).rows:
         for (dtype, level), cell in row.cells.items():
             text, klass = cells[(row.op, dtype, level)]
-            assert text.startswith(f"{matrix.SHORT[cell.status]} {cell.shown}/{cell.total}")
+            assert text.startswith(f"{statuses.short(cell.status)} {cell.shown}/{cell.total}")
             assert klass == f"cell {matrix.css_class(cell.status)}"
     for record in failing:
         assert f'id="{details.anchor(record["id"])}"' in page
@@ -309,12 +324,39 @@ def test_report_command_renders_the_same_reports_from_saved_results(cpu_reports,
 def test_the_rerun_command_reruns_that_case_alone(cpu_reports, tmp_path):
     header, records, _ = read_results(cpu_reports / "cpu.jsonl")
     failing = [r for r in records if r["status"] == "fail"][0]
-    command = shlex.split(details.rerun_command(failing, header, details.known_ids(records)))
+    command = shlex.split(details.rerun_command(failing, header, details.known_ids(records, header)))
     assert command[:2] == ["conformance", "run"]
-    done = conformance(*command[1:], "--quiet", "--results", tmp_path / "one.jsonl", cwd=details.REPO_ROOT)
+    done = conformance(*command[1:], "--quiet", "--results", tmp_path / "one.jsonl", cwd=REPO_ROOT)
     _, again, _ = read_results(tmp_path / "one.jsonl")
     assert [(r["id"], r["status"], r["max_ulp"], r["worst"]) for r in again] == [
         (failing["id"], "fail", failing["max_ulp"], failing["worst"])], done.stderr
+
+
+def test_a_report_needs_only_its_results_file(tmp_path):
+    """The rerun command's -k tells the case apart from its file's other cases (here the id of the
+    in-place variant contains it whole) and names the file, though the run selected the case alone
+    and the file is gone when the report is rendered."""
+    cases = tmp_path / "celu.yaml"
+    cases.write_text("operator: ACTIVATION_CELU\ngroups:\n"
+                     "  - {name: apart, dtypes: [float32], shapes: [[2, 3]], inputs: [{kind: uniform}]}\n"
+                     "  - {name: in place, dtypes: [float32], shapes: [[2, 3]], in_place: true,\n"
+                     "     inputs: [{kind: uniform}]}\n")
+    results, first = tmp_path / "r.jsonl", tmp_path / "first.md"
+    done = conformance("run", cases, "--backend", "python:faults:off_by_tolerance_plus_one", "-k", "not in-place",
+                       "--quiet", "--results", results, "--markdown", first)
+    assert done.returncode == 1, done.stderr
+    cases.unlink()
+    again = tmp_path / "again.md"
+    done = conformance("report", results, "--markdown", again)
+    assert done.returncode == 0, done.stderr
+    assert again.read_text() == first.read_text()
+    header, (record,), _ = read_results(results)
+    command = shlex.split(details.rerun_command(record, header, details.known_ids([record], header)))
+    assert command[-1] == str(cases)
+    keyword = compile_expression(command[command.index("-k") + 1])
+    ids = header["case_files"][str(cases)]["ids"]
+    assert len(ids) == 2 and [i for i in ids if keyword(i)] == [record["id"]]
+    assert f"'{command[command.index('-k') + 1]}'" in again.read_text()
 
 
 def test_runtime_messages_from_a_device_are_escaped(tmp_path):

@@ -109,7 +109,7 @@ def test_every_float16_value_through_the_table(op, params, flush_allowed):
     with fast.Verifier(jobs=2, kernel="always") as verifier:
         for name, actual in devices(expected, rng).items():
             assert_same(verifier.check(case, x, actual), plain(case, x, actual))
-        assert verifier._tables, "a 65,536-element float16 case should have built a table"
+        assert verifier.tables, "a 65,536-element float16 case should have built a table"
 
 
 def test_propagate_nan_rule_and_non_float_types_take_the_plain_path():
@@ -219,7 +219,7 @@ def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
     patterns = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32)
     x = np.concatenate([np.array(inputs.float_specials("float32"), np.float32), patterns.view(np.float32)])
     with fast.Verifier(kernel="always") as verifier:
-        formula, p0, p1, prepare = verifier._float32_plan(case, kernels)
+        formula, p0, p1, prepare = verifier.float32_plan(case, kernels)
         with np.errstate(all="ignore"):
             buffer = prepare(x, np.empty(x.size))
             literal = oracle.reference(op, x, "float32", nan_rule=nan_rule, **params)

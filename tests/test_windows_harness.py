@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conformance import statuses, windows_harness
-from conformance.backends import dml_wine
+from conformance.backends import wine_lane
 from conformance.caseload import load_paths
 from conformance.results import read_results
 
@@ -68,7 +68,7 @@ groups:
 def harness_or_skip():
     harness, reason = windows_harness.find_harness()
     if harness is None:
-        logs = [windows_harness.harness_home(home) / "ci-setup.log" for home in dml_wine.lane_homes()]
+        logs = [windows_harness.harness_home(home) / "ci-setup.log" for home in wine_lane.lane_homes()]
         logs = [log for log in logs if log.exists()]
         tail = f"\nthe CI hook's log ({logs[0]}) ends:\n" + logs[0].read_text(errors="replace")[-1500:] if logs else ""
         if IN_CI:

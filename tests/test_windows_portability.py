@@ -109,18 +109,25 @@ def test_rerun_command_of_a_windows_run_of_the_shipped_cases():
     case_id = "ELEMENT_WISE_CONSTANT_POW/float16/rank1/Exponent=0/specials"
     record = {"id": case_id, "backend": "dml", "source": "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\"
               "Python313\\Lib\\site-packages\\conformance\\cases\\element_wise_constant_pow.yaml:40"}
-    header = {"backend": "dml", "seed": 0, "os": "Windows-11-10.0.22631-SP0", "argv": ["conformance", "run"]}
-    command = details.rerun_command(record, header, details.known_ids([record]))
+    from conformance.caseload import load_paths, source_file
+    from conformance.selection import select
+    shipped = [c.id for c in load_paths()]
+    # What the run's header records (runner.case_files): a file without a path, every shipped id.
+    files = {source_file(record["source"]): {"path": None, "ids": shipped}}
+    header = {"backend": "dml", "seed": 0, "os": "Windows-11-10.0.22631-SP0", "argv": ["conformance", "run"],
+              "case_files": files}
+    command = details.rerun_command(record, header, details.known_ids([record], header))
     assert command.startswith('conformance run --backend dml --seed 0 -k "ELEMENT_WISE_CONSTANT_POW/float16/rank1/'
                               'Exponent=0/specials')
     assert "site-packages" not in command and "'" not in command
     # -k tells the case apart from every shipped case, as the rerun runs all of them.
-    from conformance.caseload import load_paths
-    from conformance.selection import select
     keyword = command.split(' -k "', 1)[1].rstrip('"')
     assert [c.id for c in select(load_paths(), keyword)] == [case_id]
-    assert details.case_path({"source": "/home/me/.venv/lib/python3.12/site-packages/conformance/cases/x.yaml:3"}) is None
-    assert details.case_path({"source": str(ROOT / "cases" / "element_wise_clip.yaml") + ":5"}) == "cases/element_wise_clip.yaml"
+    # Results from before the header's case_files: the path from the source.
+    installed = {"source": "/home/me/.venv/lib/python3.12/site-packages/conformance/cases/x.yaml:3"}
+    assert details.case_path(installed, {}) is None and details.case_path(record, {}) is None
+    clip = {"source": str(ROOT / "cases" / "element_wise_clip.yaml") + ":5"}
+    assert details.case_path(clip, {}) == "cases/element_wise_clip.yaml"
 
 
 @pytest.mark.parametrize("script", ["scripts/setup-windows-harness.sh", "scripts/ci.d/70-windows-harness.sh"])

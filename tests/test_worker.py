@@ -19,7 +19,7 @@ from needs import missing
 
 from conformance import backends, runner, statuses
 from conformance.backends import base
-from conformance.backends.dml_wine import WorkerBackend, _settings, cpu_worker
+from conformance.backends.dml_wine import WorkerBackend, cpu_worker, worker_settings
 from conformance.backends.ort import multi_node_model
 from conformance.caseload import load_paths
 from conformance.errors import BadInput
@@ -258,10 +258,10 @@ def test_placement_on_another_provider_is_cpu_fallback():
     import onnxruntime
     if "AzureExecutionProvider" not in onnxruntime.get_available_providers():
         missing("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
-    from conformance.backends.dml_wine import NativeLauncher, _socket_factory
-    settings, options = _settings({})
+    from conformance.backends.dml_wine import NativeLauncher, socket_factory
+    settings, options = worker_settings({})
     backend = WorkerBackend("azure-worker", "AzureExecutionProvider", options, {},
-                            _socket_factory(NativeLauncher(), settings), settings)
+                            socket_factory(NativeLauncher(), settings), settings)
     chosen = pick("ELEMENT_WISE_CLIP/float32/rank3")
     records = run(backend, chosen)
     assert {r["status"] for r in records} == {statuses.CPU_FALLBACK}
@@ -375,7 +375,10 @@ def test_a_worker_that_dies_between_batches_is_replaced_and_nothing_fails():
         first = backend.run_many([(c, c.make_input()) for c in chosen[:6]])
         for pid in backend.worker_pids():  # the worker dies while idle
             os.kill(pid, signal.SIGKILL)
-        backend._channel.process.popen.wait(10)
+        deadline = time.monotonic() + 10
+        while backend.worker_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not backend.worker_alive()
         second = backend.run_many([(c, c.make_input()) for c in chosen[6:]])
     finally:
         close(backend)
@@ -393,23 +396,23 @@ def test_a_graph_that_keeps_killing_the_worker_is_not_sent_again(monkeypatch):
 
 
 def test_a_worker_that_cannot_start_is_unavailable_with_its_reason(tmp_path):
-    from conformance.backends.dml_wine import NativeLauncher, _socket_factory
+    from conformance.backends.dml_wine import NativeLauncher, socket_factory
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 'no onnxruntime on this interpreter' >&2\nexit 3\n")
     fake.chmod(0o755)
-    settings, options = _settings({"startup_timeout": "20"})
+    settings, options = worker_settings({"startup_timeout": "20"})
     with pytest.raises(base.BackendUnavailable, match="exited before it connected.*no onnxruntime"):
         WorkerBackend("cpu-worker", "CPUExecutionProvider", options, {},
-                      _socket_factory(NativeLauncher(python=str(fake)), settings), settings)
+                      socket_factory(NativeLauncher(python=str(fake)), settings), settings)
 
 
 def test_options_split_between_harness_and_provider():
-    settings, options = _settings({"graph_fusion": "off", "max_nodes": "5", "device_id": "1",
+    settings, options = worker_settings({"graph_fusion": "off", "max_nodes": "5", "device_id": "1",
                                    "disable_metacommands": "true"})
     assert settings["graph_fusion"] is False and settings["max_nodes"] == 5
     assert options == {"device_id": "1", "disable_metacommands": "true"}
-    assert _settings({"disable_graph_fusion": "1"})[0]["graph_fusion"] is False
+    assert worker_settings({"disable_graph_fusion": "1"})[0]["graph_fusion"] is False
     with pytest.raises(BadInput, match="graph_fusion"):
-        _settings({"graph_fusion": "sometimes"})
+        worker_settings({"graph_fusion": "sometimes"})
     with pytest.raises(BadInput, match="max_nodes=five"):
-        _settings({"max_nodes": "five"})
+        worker_settings({"max_nodes": "five"})

@@ -4,15 +4,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from conformance.errors import BadInput
+# The statuses a backend's outcome may carry besides OK; a case record takes them over as they are
+# (UNSUPPORTED becomes unsupported-required where the feature level requires the case).
+from conformance.statuses import CPU_FALLBACK, CRASH, ERROR, NOT_REACHABLE, TIMEOUT, UNSUPPORTED  # noqa: F401
 
-# Outcome statuses a backend may return.
-OK = "ok"
-UNSUPPORTED = "unsupported"
-NOT_REACHABLE = "not-reachable"
-ERROR = "error"
-CRASH = "crash"
-TIMEOUT = "timeout"
-CPU_FALLBACK = "cpu-fallback"
+OK = "ok"  # an output, for the runner to judge
+BATCH = 64  # cases the runner hands a backend at once (run_many); a shared graph holds as many nodes
+MESSAGE_CHARS = 500  # an outcome's message at most (one line where it comes from a library)
 
 
 class BackendUnavailable(Exception):
@@ -25,6 +23,11 @@ class Outcome:
     output: np.ndarray | None = None
     message: str = ""
     placement: dict = field(default_factory=dict)  # node name -> provider that ran it
+
+
+def one_line(text) -> str:
+    """A library's error as an outcome's message: its whitespace runs as single spaces, cut short."""
+    return " ".join(str(text).split())[:MESSAGE_CHARS]
 
 
 def number_option(key: str, value, kind=float):

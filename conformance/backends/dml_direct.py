@@ -36,8 +36,8 @@ from pathlib import Path
 
 from conformance import dml_releases
 from conformance.backends import wine_lane
-from conformance.backends.base import (CRASH, ERROR, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED, Backend,
-                                       BackendUnavailable, Outcome, number_option)
+from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
+                                       Backend, BackendUnavailable, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
 from conformance.dmldirect import layout
 
@@ -257,7 +257,7 @@ class DmlDirectBackend(Backend):
         self._compiled_before += int(self._last_stats.get("operators_compiled") or 0)
         self._last_stats = {}
 
-    def _request(self, header, buffers, timeout):
+    def request(self, header, buffers, timeout):
         """Send, then wait for the answer while watching that the worker is alive."""
         self.sock.settimeout(60)
         self.protocol.send(self.sock, header, buffers)
@@ -353,7 +353,7 @@ class DmlDirectBackend(Backend):
         buffers = self.protocol.Buffers()
         cases = [{"id": case.id, **request, "input": buffers.put(x)} for case, x, request in items]
         try:
-            reply, out = self._request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
+            reply, out = self.request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
         except socket.timeout:
             self.crashes.append("timeout")
             self._failure = Outcome(TIMEOUT, message=f"the dml-direct worker did not answer in "
@@ -379,7 +379,7 @@ class DmlDirectBackend(Backend):
             elif status == "unsupported":
                 outcomes.append(Outcome(UNSUPPORTED, message=message))
             else:
-                outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:500]))
+                outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:MESSAGE_CHARS]))
         if len(outcomes) != len(items):
             outcomes += [Outcome(ERROR, message=f"the worker answered {len(results)} of {len(items)} cases")] * (
                 len(items) - len(outcomes))

@@ -24,7 +24,7 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   graph_fusion=on|off (or disable_graph_fusion=1)  DirectML graph fusion (default on)
   session.*=V, ep.*=V    session config entries (e.g. ep.dml.disable_memory_arena=1)
   multi_node=1|0         several parameter sets per graph (default 1)
-  max_nodes=N            nodes per graph (default 64)
+  max_nodes=N            nodes per graph (default ort.MAX_NODES, 64)
   timeout=S              seconds per round trip, plus session_timeout=S per session it creates
                          (defaults 120 and 120)
   startup_timeout=S      seconds for a worker to start and say hello (default 180)
@@ -53,17 +53,16 @@ from pathlib import Path
 from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
-                                       BackendUnavailable, Outcome, number_option)
-from conformance.backends.ort import OrtBackend, _classify, multi_node_model
+                                       BackendUnavailable, Outcome, number_option, one_line)
+from conformance.backends.ort import MAX_NODES, case_node, classify_error, multi_node_model
 from conformance.onnx_models import as_directml
-# The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
-# named here for the callers that ask this module.
-from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
+# The lane and the worker processes are shared with dml-direct (wine_lane).
+from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane
 from conformance.errors import BadInput
-from conformance.worker import protocol
+from conformance.worker import ortcommon, protocol
 
 DML = "DmlExecutionProvider"
-CPU = "CPUExecutionProvider"
+CPU = ortcommon.CPU
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
 MAX_START_FAILURES = 3
@@ -323,7 +322,7 @@ class WorkerBackend(Backend):
         self._slots = {}  # node key -> (graph key, node index)
         self._graphs = {}
         self._open = {}  # family -> graph key still accepting nodes (not yet created)
-        self._hello = None
+        self.hello = None  # the first worker's: the header's (it loaded DirectML.dll first)
         self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
         try:
@@ -350,7 +349,7 @@ class WorkerBackend(Backend):
             try:
                 # The first worker makes ONNX Runtime load DirectML.dll before its hello (seconds under
                 # lavapipe), so that the header names the DLL really loaded; later ones need not.
-                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self._hello is None)
+                channel = self._channel_factory(self.logdir, self.worker_starts, load_directml=self.hello is None)
             except BackendUnavailable:
                 self._start_failures += 1
                 raise
@@ -366,8 +365,8 @@ class WorkerBackend(Backend):
                                      f"D3D12 device: " + " | ".join(problems))
         self._start_failures = 0
         self._channel = channel
-        if self._hello is None:  # the header's: the first worker's, which loaded DirectML.dll first
-            self._hello = channel.hello
+        if self.hello is None:
+            self.hello = channel.hello
         self._live = 0
         self._base_memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
@@ -395,8 +394,16 @@ class WorkerBackend(Backend):
         """Unix pids of the live worker (for tests that kill it)."""
         return self._channel.pids() if self._channel is not None else []
 
+    def worker_alive(self) -> bool:
+        return self._channel is not None and self._channel.alive()
+
+    def request(self, header: dict, buffers: list, timeout: float):
+        """One raw request to the worker (started if need be) -> (reply, buffers): for scripts that
+        probe the provider below the backend's own requests (scripts/dml_wine)."""
+        return self._ensure_worker().request(header, buffers, timeout)
+
     def metadata(self) -> dict:
-        hello = self._hello or {}
+        hello = self.hello or {}
         adapters = hello.get("adapters")
         device = adapters[0]["description"] if isinstance(adapters, list) and adapters else "default"
         if self.provider == CPU:
@@ -428,7 +435,7 @@ class WorkerBackend(Backend):
     def _plan(self, case):
         """-> (node key, node, dtype), or an Outcome for cases no graph can express (the ort
         backend's rule: in place and ScaleBias are not reachable)."""
-        made = OrtBackend._make_node(case)
+        made = case_node(case)
         if isinstance(made, Outcome):
             return made
         node, key = made
@@ -528,48 +535,10 @@ class WorkerBackend(Backend):
         """Send what by_graph needs in one request; fill outcomes; return what must go again."""
         if not by_graph:
             return []
-        if self._channel is not None and self._channel.alive():
-            self._recycle_if_full(by_graph)
-        if self._start_failures >= MAX_START_FAILURES:
-            for entries in by_graph.values():
-                for position, _, _ in entries:
-                    outcomes[position] = Outcome(CRASH, message=f"not run: the worker failed to start "
-                                                                f"{self._start_failures} times in a row")
+        channel = self._worker_for(by_graph, outcomes)
+        if channel is None:
             return []
-        try:
-            channel = self._ensure_worker()
-        except BackendUnavailable as error:
-            for entries in by_graph.values():
-                for position, _, _ in entries:
-                    outcomes[position] = Outcome(CRASH, message=f"the worker could not be restarted: {error}")
-            return []
-
-        buffers = protocol.Buffers()
-        sessions, runs, run_cases = [], [], []
-        for graph_key, entries in by_graph.items():
-            graph = self._graphs[graph_key]
-            if not graph.created:
-                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
-                sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
-                                 "provider_options": self.provider_options, "config": self.config,
-                                 "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
-            queues = {}
-            for entry in entries:
-                if entry[2].size == 0:
-                    # An empty tensor runs alone: under DirectML it garbles the outputs of the other
-                    # nodes of the same run (docs/dml-wine.md, "Other findings").
-                    runs.append({"session": graph_key, "feeds": {f"x{entry[1]}": buffers.put(entry[2])},
-                                 "fetch": [f"y{entry[1]}"]})
-                    run_cases.append((graph_key, [entry]))
-                    continue
-                queues.setdefault(entry[1], []).append(entry)
-            while queues:  # one run takes at most one case per node
-                chosen = [queue.pop(0) for queue in queues.values()]
-                queues = {index: queue for index, queue in queues.items() if queue}
-                runs.append({"session": graph_key,
-                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
-                             "fetch": [f"y{index}" for _, index, _ in chosen]})
-                run_cases.append((graph_key, chosen))
+        buffers, sessions, runs, run_cases = self._batch_request(by_graph)
         self.round_trips += 1
         header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
         timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
@@ -579,7 +548,7 @@ class WorkerBackend(Backend):
             reply, reply_buffers = channel.request(header, buffers.items, timeout)
             results = self._check_reply(reply, reply_buffers, header)
         except WorkerDied as death:
-            self._worker_died(death, [graph_key for graph_key in by_graph], in_flight, outcomes, timeout)
+            self._worker_died(death, list(by_graph), in_flight, outcomes, timeout)
             return []
         if reply.get("op") == "error":
             for position in in_flight:
@@ -587,44 +556,92 @@ class WorkerBackend(Backend):
             for graph_key in by_graph:
                 self._graphs[graph_key].created = False
             return []
-        self.sessions_created += int(reply.get("sessions_created", 0))
-        self._live += int(reply.get("sessions_created", 0))
+        self._count_sessions(channel, int(reply.get("sessions_created", 0)))
+        retry = self._session_failures(sessions, reply["sessions"], by_graph)
+        self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
+        return retry
+
+    def _worker_for(self, by_graph, outcomes):
+        """The live worker for a trip (a fresh one where the trip's new sessions would pass the
+        memory budget); None where none can be started, every case of the trip then a crash."""
+        if self._channel is not None and self._channel.alive():
+            self._recycle_if_full(by_graph)
+        if self._start_failures >= MAX_START_FAILURES:
+            message = f"not run: the worker failed to start {self._start_failures} times in a row"
+        else:
+            try:
+                return self._ensure_worker()
+            except BackendUnavailable as error:
+                message = f"the worker could not be restarted: {error}"
+        for entries in by_graph.values():
+            for position, _, _ in entries:
+                outcomes[position] = Outcome(CRASH, message=message)
+        return None
+
+    def _batch_request(self, by_graph):
+        """-> (buffers, the sessions to create, the runs, and per run (graph key, its cases))."""
+        buffers = protocol.Buffers()
+        sessions, runs, run_cases = [], [], []
+        for graph_key, entries in by_graph.items():
+            graph = self._graphs[graph_key]
+            if not graph.created:
+                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
+                sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
+                                 "provider_options": self.provider_options, "config": self.config,
+                                 "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
+            for chosen in _runs(entries):
+                runs.append({"session": graph_key,
+                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
+                             "fetch": [f"y{index}" for _, index, _ in chosen]})
+                run_cases.append((graph_key, chosen))
+        return buffers, sessions, runs, run_cases
+
+    def _count_sessions(self, channel, created: int):
+        """Count the sessions a trip created, and learn from the worker's size what one costs here."""
+        self.sessions_created += created
+        self._live += created
         memory = channel.memory()
         if memory:
             self.peak_memory = max(self.peak_memory, memory)
-            if self._live:  # learn what a session costs here; never lower the estimate
+            if self._live:  # never lower the estimate
                 self._per_session = max(self._per_session, (memory - self._base_memory) // self._live)
 
+    def _session_failures(self, sessions, replies, by_graph) -> list:
+        """Each graph whose session came up is created; one whose session failed takes that verdict,
+        or (several nodes, the provider itself up) is split so that each case gets its own: those
+        cases are returned, to go again."""
         retry = []
         for session in sessions:
             graph = self._graphs[session["key"]]
-            created = reply["sessions"].get(session["key"], {})
+            created = replies.get(session["key"], {})
             if created.get("ok"):
                 graph.created = True
                 continue
-            message = " ".join(str(created.get("error", "no reason given")).split())[:500]
+            message = one_line(created.get("error", "no reason given"))
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
-                      else _classify(message))
+                      else classify_error(message))
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
-                self._split(graph)  # each case gets its own verdict in the next round trip
+                self._split(graph)
                 retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
-        retry_positions = {position for position, _, _ in retry}
+        return retry
+
+    def _fill(self, run_cases, results, retrying, outcomes):
+        """The outcome of each case the runs answered (not those in retrying: they go again)."""
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self._graphs[graph_key]
             if "placement" in result:
                 graph.placement = result["placement"]
             for position, index, _ in chosen:
-                if position in retry_positions:
+                if position in retrying:
                     continue
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
                 elif not result.get("ok"):
-                    message = " ".join(str(result.get("error")).split())[:500]
-                    outcomes[position] = Outcome(_classify(message), message=message)
+                    message = one_line(result.get("error"))
+                    outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
-        return retry
 
     def _check_reply(self, reply, buffers, header):
         """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
@@ -652,29 +669,9 @@ class WorkerBackend(Backend):
         raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
 
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
-        output = as_directml(output)
-        name = graph.node_name(index)
-        placement = graph.placement or {}
-        foreign = {n: p for n, p in placement.items() if p != self.provider}
-        node_names = {graph.node_name(i) for i in range(len(graph.nodes))}
-        fused = {n: p for n, p in placement.items() if n.startswith("DmlFusedNode") and p == self.provider}
-        own = {name: placement[name]} if name in placement else dict(fused)
-        if name in foreign:
-            return Outcome(CPU_FALLBACK, output=output, placement={name: foreign[name]},
-                           message=f"node {name} ran on {foreign[name]}, not {self.provider}")
-        stray = {n: p for n, p in foreign.items() if n not in node_names}
-        if stray:
-            return Outcome(CPU_FALLBACK, output=output, placement={**own, **stray},
-                           message=f"nodes of this case's graph ran outside {self.provider}: "
-                           + ", ".join(f"{n} on {p}" for n, p in stray.items()))
-        if not own and self.provider == "CPUExecutionProvider":
-            # Nowhere else to run (OrtBackend's rule for CPU sessions): a node the profile does not
-            # name, e.g. a contrib operator ONNX Runtime ran as its function body, still ran here.
-            own = {name: self.provider}
-        if not own:
-            return Outcome(CPU_FALLBACK, output=output, placement={},
-                           message=f"node {name} is not in the profile (no proof it ran on {self.provider})")
-        return Outcome(OK, output=output, placement=own)
+        names = {graph.node_name(i) for i in range(len(graph.nodes))}
+        proven, where, why = ortcommon.prove(graph.placement or {}, self.provider, graph.node_name(index), names)
+        return Outcome(OK if proven else CPU_FALLBACK, output=as_directml(output), placement=where, message=why)
 
     def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):
         channel = self._channel
@@ -717,13 +714,28 @@ class WorkerBackend(Backend):
               f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
 
 
+def _runs(entries):
+    """A graph's cases, (position, node index, x), as runs of at most one case per node. An empty
+    tensor runs alone: under DirectML it garbles the outputs of the other nodes of the same run
+    (docs/dml-wine.md, "Other findings")."""
+    queues = {}
+    for entry in entries:
+        if entry[2].size == 0:
+            yield [entry]
+        else:
+            queues.setdefault(entry[1], []).append(entry)
+    while queues:
+        yield [queue.pop(0) for queue in queues.values()]
+        queues = {index: queue for index, queue in queues.items() if queue}
+
+
 def _copy(outcome: Outcome) -> Outcome:
     """A case's own Outcome (the runner may amend one's message)."""
     return Outcome(outcome.status, message=outcome.message)
 
 
 # ---- factories (entry points of dml_conformance.backends) -----------------------------------------------
-def _settings(options: dict) -> tuple:
+def worker_settings(options: dict) -> tuple:
     """Split --provider-option pairs into the harness's settings and the provider's options."""
     options = dict(options or {})
     fusion = str(options.pop("graph_fusion", "on")).lower()
@@ -733,7 +745,7 @@ def _settings(options: dict) -> tuple:
     settings = {
         "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
         "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
-        "max_nodes": number_option("max_nodes", options.pop("max_nodes", 64), int),
+        "max_nodes": number_option("max_nodes", options.pop("max_nodes", MAX_NODES), int),
         "timeout": number_option("timeout", options.pop("timeout", 120), float),
         "session_timeout": number_option("session_timeout", options.pop("session_timeout", 120), float),
         "startup_timeout": number_option("startup_timeout", options.pop("startup_timeout", 180), float),
@@ -757,7 +769,7 @@ def _dml_config(settings) -> dict:
     return config
 
 
-def _socket_factory(launcher, settings):
+def socket_factory(launcher, settings):
     def factory(logdir, generation, load_directml=True):
         return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
                              () if load_directml else ("--no-directml-load",))
@@ -774,14 +786,14 @@ def dml_wine(name, options):
     options = dict(options or {})
     requested = options.pop(dml_releases.OPTION, None)
     lane, release = wine_lane.for_release(lane, requested)
-    settings, provider_options = _settings(options)
+    settings, provider_options = worker_settings(options)
     settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
         backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
-                                _socket_factory(launcher, settings), settings, launcher.describe())
+                                socket_factory(launcher, settings), settings, launcher.describe())
         backend.release, backend.release_requested = release, requested
     except BaseException:
         launcher.close()
@@ -803,7 +815,7 @@ dml_wine.available = _dml_wine_available
 
 
 def _native(name, provider, options, config_for):
-    settings, provider_options = _settings(options)
+    settings, provider_options = worker_settings(options)
     if settings["transport"] == "inprocess":
         def factory(logdir, generation, load_directml=True):
             return InProcessChannel(test_hooks=settings["test_hooks"])
@@ -811,7 +823,7 @@ def _native(name, provider, options, config_for):
     elif settings["transport"] == "subprocess":
         env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
         launcher = NativeLauncher(env=env)
-        factory = _socket_factory(launcher, settings)
+        factory = socket_factory(launcher, settings)
         describe = launcher.describe()
     else:
         raise BadInput(f"--provider-option transport={settings['transport']}: expected subprocess or inprocess")

@@ -9,7 +9,6 @@ node, a case's tensor to its node and a one-element dummy to the others, so one
 run serves one case per node. A graph that cannot be made, or a run that fails,
 falls back to one single-node session per parameter set, which names the culprit.
 """
-import json
 import os
 import platform
 import re
@@ -20,12 +19,13 @@ import weakref
 import numpy as np
 
 from conformance import specs
-from conformance.backends.base import (CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
-                                       BackendUnavailable, Outcome)
+from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
+                                       BackendUnavailable, Outcome, one_line)
 from conformance.onnx_models import as_directml, single_node_model
 from conformance.specs.base import NotReachable
+from conformance.worker import ortcommon
 
-MAX_NODES = 64  # parameter sets in one shared graph
+MAX_NODES = BATCH  # parameter sets in one shared graph: a batch of one operator and type fits one
 KERNEL_NOT_FOUND = "Could not find an implementation for"
 UNSUPPORTED_MARKERS = ("NOT_IMPLEMENTED", "Could not find an implementation",
                        "assigned to the default CPU EP", "is not supported", "Type Error: Type")
@@ -54,36 +54,36 @@ class OrtBackend(Backend):
         self.check_placement = check_placement
         self.share_graphs = share_graphs  # False: one single-node session per parameter set, as run()
         self.ort = import_onnxruntime()
-        self.ort.set_default_logger_severity(3)
+        self.ort.set_default_logger_severity(ortcommon.LOG_ERRORS_ONLY)
         available = self.ort.get_available_providers()
         if provider not in available:
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "
                                      f"(it has {', '.join(available)})")
         self._sessions = {}  # key -> (session, failure Outcome or None)
-        self._profile_dir = None  # made on the first profiled session, removed by close() or at exit
+        self.profile_dir = None  # made on the first profiled session, removed by close() or at exit
         self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
         self._plan = {}  # node key -> (graph number, node index) in a shared graph
         self._graphs = []  # [{"nodes": [OnnxNode], "dtype": str, "session", "failed", "placement"}]
 
     def _profiles(self) -> str:
-        if self._profile_dir is None:
-            self._profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
-            self._cleanup = weakref.finalize(self, shutil.rmtree, self._profile_dir, True)
-        return self._profile_dir
+        if self.profile_dir is None:
+            self.profile_dir = tempfile.mkdtemp(prefix="conformance-profile-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self.profile_dir, True)
+        return self.profile_dir
 
     def close(self):
         self._sessions.clear()
         for graph in self._graphs:
             graph["session"] = None
-        if self._profile_dir is not None:
+        if self.profile_dir is not None:
             self._cleanup()
-            self._profile_dir = None
+            self.profile_dir = None
 
     def metadata(self) -> dict:
         meta = {"backend": self.name, "provider": self.provider, "provider_options": self.options,
                 "session_config": self._session_config(), "onnxruntime": self.ort.__version__,
                 "onnxruntime_package": _ort_distribution(), "device": _cpu_name()
-                if self.provider == "CPUExecutionProvider" else self.options.get("device_id", "default"),
+                if self.provider == ortcommon.CPU else self.options.get("device_id", "default"),
                 "directml": None}
         if self.provider == "DmlExecutionProvider":
             meta.update(_directml_device(self.ort, self.options.get("device_id", "0")))
@@ -91,7 +91,7 @@ class OrtBackend(Backend):
 
     def _session_config(self) -> dict:
         config = dict(self.config)
-        if self.disable_cpu_fallback and self.provider != "CPUExecutionProvider":
+        if self.disable_cpu_fallback and self.provider != ortcommon.CPU:
             config["session.disable_cpu_ep_fallback"] = "1"
         # Idle intra-op threads sleep instead of spinning: they would take the cores the
         # verification runs on, and a spinning pool takes ~15 ms to tear down per session.
@@ -103,21 +103,8 @@ class OrtBackend(Backend):
         memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())))
         found = self._nodes.get(memo_key)
         if found is None:
-            found = self._nodes[memo_key] = self._make_node(case)
+            found = self._nodes[memo_key] = case_node(case)
         return found
-
-    @staticmethod
-    def _make_node(case):
-        if case.in_place:
-            return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
-                                                  "cannot be requested through ONNX Runtime")
-        try:
-            node = specs.get(case.op).to_onnx(case.dtype, case.params)
-        except NotReachable as reason:
-            return Outcome(NOT_REACHABLE, message=str(reason))
-        key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
-               tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
-        return node, key
 
     # -- shared graphs --------------------------------------------------------------------------
 
@@ -205,25 +192,12 @@ class OrtBackend(Backend):
             for number in chosen.values():
                 outcomes[number] = self.run(*items[number])
             return
+        names = [_node_name(n, k) for k, n in enumerate(nodes)]
         proving = graph["placement"] is None
         if proving:
-            graph["placement"] = self._placement(graph["session"], [_node_name(n, k) for k, n in enumerate(nodes)]) \
-                if self.check_placement else {}
-        profile = graph["placement"]
+            graph["placement"] = self._placement(graph["session"], names) if self.check_placement else {}
         for index, value in zip(indices, values):
-            name = _node_name(nodes[index], index)
-            if name in profile:  # the node ran under its own name: its own verdict
-                placement = {name: profile[name]}
-            else:  # e.g. fused with others into one provider node: the whole session's verdict
-                placement = dict(profile)
-            foreign = {n: p for n, p in placement.items() if p != self.provider}
-            if self.check_placement and (foreign or not placement):
-                outcomes[chosen[index]] = Outcome(
-                    CPU_FALLBACK, output=value, placement=placement,
-                    message="nodes ran outside " + self.provider + ": " +
-                    (", ".join(f"{n} on {p}" for n, p in foreign.items()) or "the profile shows no node at all"))
-            else:
-                outcomes[chosen[index]] = Outcome(OK, output=value, placement=placement if proving else {})
+            outcomes[chosen[index]] = self._proven(graph["placement"], names[index], names, value, proving)
 
     def _create_graph(self, graph):
         """A session for a shared graph, or None (the caller falls back to single-node sessions)."""
@@ -233,7 +207,7 @@ class OrtBackend(Backend):
             session = ort.InferenceSession(model, self._options(), providers=[(self.provider, self.options)])
         except Exception as error:
             self.sessions_created += 1
-            message = _first_line(str(error))
+            message = one_line(error)
             if KERNEL_NOT_FOUND in message:
                 # No kernel for this operator, opset and type: the lookup ignores attributes and
                 # constant values, so every node of the graph (one operator, opset and type) fails
@@ -241,28 +215,16 @@ class OrtBackend(Backend):
                 op_type = graph["nodes"][0].op_type
                 message = re.sub(rf"node with name '{re.escape(op_type)}_\d+'", f"node with name '{op_type}_0'",
                                  message)
-                graph["failure"] = Outcome(_classify(message), message=message)
+                graph["failure"] = Outcome(classify_error(message), message=message)
             return None
         self.sessions_created += 1
-        if session.get_providers()[0] != self.provider:
-            return None
-        if hasattr(session, "disable_fallback"):
-            session.disable_fallback()
-        return session
+        return None if ortcommon.other_provider(session, self.provider) else session
 
     def _options(self):
-        ort = self.ort
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if self.sequential_no_mem_pattern:
-            options.enable_mem_pattern = False
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        for key, value in self._session_config().items():
-            options.add_session_config_entry(key, str(value))
-        if self.check_placement and not self._cpu_only:
-            options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self._profiles(), f"s{self.sessions_created}")
-        return options
+        profiled = self.check_placement and not self._cpu_only
+        return ortcommon.session_options(
+            self.ort, self._session_config(), self.sequential_no_mem_pattern,
+            os.path.join(self._profiles(), f"s{self.sessions_created}") if profiled else None)
 
     # -- one case, one single-node session per parameter set ------------------------------------
 
@@ -279,19 +241,13 @@ class OrtBackend(Backend):
         try:
             output = as_directml(session.run(["y"], {"x": x})[0])
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
-            return Outcome(_classify(str(error)), message=_first_line(str(error)))
+            return Outcome(classify_error(str(error)), message=one_line(error))
         if not proven:
-            placement = self._placement(session, [_node_name(node, 0)])
-            foreign = {n: p for n, p in placement.items() if p != self.provider}
-            if foreign or not placement:
-                failure = Outcome(CPU_FALLBACK, output=output, placement=placement,
-                                  message="nodes ran outside " + self.provider + ": "
-                                  + (", ".join(f"{n} on {p}" for n, p in foreign.items())
-                                     or "the profile shows no node at all"))
-                self._sessions[key] = (session, failure, True)
-                return failure
-            self._sessions[key] = (session, None, True)
-            return Outcome(OK, output=output, placement=placement)
+            names = [_node_name(node, 0)]
+            outcome = self._proven(self._placement(session, names), names[0], names, output, True)
+            # A session that ran elsewhere gives that verdict (and that first output) from now on.
+            self._sessions[key] = (session, outcome if outcome.status == CPU_FALLBACK else None, True)
+            return outcome
         return Outcome(OK, output=output)
 
     def _create(self, node, dtype):
@@ -301,39 +257,49 @@ class OrtBackend(Backend):
         try:
             session = ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
         except Exception as error:
-            message = _first_line(str(error))
+            message = one_line(error)
             self.sessions_created += 1
-            return None, Outcome(_classify(message), message=message), True
+            return None, Outcome(classify_error(message), message=message), True
         self.sessions_created += 1
-        if session.get_providers()[0] != self.provider:
-            # The Python wrapper retried on another provider ("EP Error ... Falling back").
-            return None, Outcome(CPU_FALLBACK, message=f"session came up on {session.get_providers()} "
-                                                       f"instead of {self.provider}"), True
-        if hasattr(session, "disable_fallback"):
-            session.disable_fallback()
+        elsewhere = ortcommon.other_provider(session, self.provider)
+        if elsewhere:
+            return None, Outcome(CPU_FALLBACK, message=elsewhere), True
         return session, None, not self.check_placement
 
     @property
     def _cpu_only(self) -> bool:
-        return self.provider == "CPUExecutionProvider"
+        return self.provider == ortcommon.CPU
 
     def _placement(self, session, names) -> dict:
         if self._cpu_only:
             # The session has no provider but the CPU one: every node runs there, no profile needed.
             return dict.fromkeys(names, self.provider)
-        path = session.end_profiling()
-        try:
-            with open(path, encoding="utf-8") as handle:
-                events = json.load(handle)
-        finally:
-            os.unlink(path)
-        placement = {}
-        for event in events:
-            args = event.get("args", {})
-            if event.get("cat") == "Node" and "provider" in args:
-                placement[event["name"].removesuffix("_kernel_time")] = args["provider"]
-        return {name: provider for name, provider in placement.items()
-                if not name.endswith(("_fence_before", "_fence_after"))}
+        return ortcommon.placement(session)
+
+    def _proven(self, placement, name, names, output, record) -> Outcome:
+        """The case's Outcome for node `name` of a session whose nodes are names, by the placement
+        its profile gave (record: the placement goes on this case's record)."""
+        if not self.check_placement:
+            return Outcome(OK, output=output)
+        proven, where, why = ortcommon.prove(placement, self.provider, name, names)
+        if not proven:
+            return Outcome(CPU_FALLBACK, output=output, placement=where, message=why)
+        return Outcome(OK, output=output, placement=where if record else {})
+
+
+def case_node(case):
+    """-> (OnnxNode, key: equal for cases one node serves), or the Outcome that says why ONNX
+    Runtime cannot run the case (in place, or not expressible as an ONNX node)."""
+    if case.in_place:
+        return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
+                                              "cannot be requested through ONNX Runtime")
+    try:
+        node = specs.get(case.op).to_onnx(case.dtype, case.params)
+    except NotReachable as reason:
+        return Outcome(NOT_REACHABLE, message=str(reason))
+    key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
+           tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
+    return node, key
 
 
 def _node_name(node, index: int) -> str:
@@ -359,12 +325,10 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-def _classify(message: str) -> str:
+def classify_error(message: str) -> str:
+    """An ONNX Runtime error message's status: unsupported where it says the provider lacks the
+    operator, type or kernel; else error."""
     return UNSUPPORTED if any(marker in message for marker in UNSUPPORTED_MARKERS) else ERROR
-
-
-def _first_line(message: str) -> str:
-    return " ".join(message.split())[:500]
 
 
 def _ort_distribution() -> str:

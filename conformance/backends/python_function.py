@@ -7,7 +7,7 @@ import traceback
 
 import numpy as np
 
-from conformance.backends.base import ERROR, OK, Backend, BackendUnavailable, Outcome
+from conformance.backends.base import ERROR, MESSAGE_CHARS, OK, Backend, BackendUnavailable, Outcome
 
 
 class PythonFunctionBackend(Backend):
@@ -30,5 +30,5 @@ class PythonFunctionBackend(Backend):
             output = self.function(case.op, x.copy(), case.dtype, **case.params, **extra)
         except Exception as error:
             frames = traceback.format_exception_only(type(error), error)
-            return Outcome(ERROR, message="".join(frames).strip()[:500])
+            return Outcome(ERROR, message="".join(frames).strip()[:MESSAGE_CHARS])
         return Outcome(OK, output=np.asarray(output))

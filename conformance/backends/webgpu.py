@@ -39,7 +39,7 @@ from conformance.errors import BadInput
 
 PROVIDER = "WebGpuExecutionProvider"
 PACKAGE = "onnxruntime-webgpu"
-PIN = "1.27.0"
+PIN = "1.27.0"  # scripts/ci.d/60-webgpu.sh and scripts/gpu/build-bundle.sh read it here
 SOFTWARE_DEVICES = ("llvmpipe", "lavapipe", "swiftshader")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -174,7 +174,7 @@ def _settings(options: dict) -> tuple:
     from conformance.backends import dml_wine
     options = dict(options or {})
     icd = options.pop("vk_icd", None)
-    settings, provider_options = dml_wine._settings(options)
+    settings, provider_options = dml_wine.worker_settings(options)
     if settings["transport"] != "subprocess":
         raise BadInput("--provider-option transport: webgpu runs its provider in a worker subprocess only "
                        "(transport=subprocess)")
@@ -184,7 +184,7 @@ def _settings(options: dict) -> tuple:
 
 def webgpu(name, options):
     """Entry point of dml_conformance.backends: (name, options) -> Backend."""
-    from conformance.backends.dml_wine import NativeLauncher, WorkerBackend, _socket_factory
+    from conformance.backends.dml_wine import NativeLauncher, WorkerBackend, socket_factory
 
     folder, version = installed()
     settings, provider_options = _settings(options)
@@ -203,7 +203,7 @@ def webgpu(name, options):
     class WebGpuBackend(WorkerBackend):
         def metadata(self) -> dict:
             meta = super().metadata()
-            hello = self._hello or {}
+            hello = self.hello or {}
             meta.update({"device": describe_devices(devices), "onnxruntime_package":
                          f"{PACKAGE} {version} (worker: Python {hello.get('python')}, {hello.get('platform')})",
                          "directml": None, "adapters": None,
@@ -216,7 +216,7 @@ def webgpu(name, options):
             return meta
 
     config = {"session.disable_cpu_ep_fallback": "1"}
-    return WebGpuBackend(name, PROVIDER, provider_options, config, _socket_factory(launcher, settings), settings,
+    return WebGpuBackend(name, PROVIDER, provider_options, config, socket_factory(launcher, settings), settings,
                          {"transport": "native subprocess", "pythonpath_first": str(folder)})
 
 

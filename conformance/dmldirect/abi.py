@@ -22,10 +22,10 @@ does (an entry with `= value` resets the counter; an alias consumes no value);
 vtable indices by walking each interface's inheritance chain, IUnknown first.
 Struct classes are built from field tables; X64_SIZES holds the size of each
 struct under the Windows x64 ABI (MSVC), which Linux x86_64 ctypes reproduces for
-these POD structs, and build() asserts every one. An operator's DML_*_OPERATOR_DESC
-is built from its field list (description_struct: the spec's parameters after the two
-tensors), asserted against an independent x64 layout computation (x64_layout) and,
-where X64_SIZES pins it, against the header's size. tests/test_dml_direct_layout.py
+these POD structs, and build() checks every one (LayoutMismatch, also under python -O). An
+operator's DML_*_OPERATOR_DESC is built from its field list (description_struct: the spec's
+parameters after the two tensors), checked against an independent x64 layout computation
+(x64_layout) and, where X64_SIZES pins it, against the header's size. tests/test_dml_direct_layout.py
 re-checks all of it, and cross-checks values against independent sources.
 """
 import ctypes as C
@@ -447,6 +447,11 @@ def _ctype(spec, built):
     return getattr(C, spec)
 
 
+class LayoutMismatch(Exception):
+    """A struct's size or a field's offset differs from the x64 header layout: every call that
+    passed it would hand DirectML.dll garbage."""
+
+
 def build() -> dict:
     built = {"GUID": GUID}
     for name, fields in STRUCTS:
@@ -462,21 +467,23 @@ def build() -> dict:
     if C.sizeof(C.c_void_p) == 8:  # the x64 layouts; a 32-bit Python cannot drive a 64-bit DirectML.dll
         for name, size in X64_SIZES.items():
             if name in built:  # the operator descriptions are built from their fields (description_struct)
-                _assert_size(built[name], size)
+                _check_size(built[name], size)
         for (name, field), offset in X64_OFFSETS.items():
             if name in built:
-                _assert_offset(built[name], field, offset)
+                _check_offset(built[name], field, offset)
     return built
 
 
-def _assert_size(struct, size):
+def _check_size(struct, size):
     actual = C.sizeof(struct)
-    assert actual == size, f"{struct.__name__}: sizeof {actual}, x64 header layout says {size}"
+    if actual != size:
+        raise LayoutMismatch(f"{struct.__name__}: sizeof {actual}, x64 header layout says {size}")
 
 
-def _assert_offset(struct, field, offset):
+def _check_offset(struct, field, offset):
     actual = getattr(struct, field).offset
-    assert actual == offset, f"{struct.__name__}.{field}: offset {actual}, x64 header layout says {offset}"
+    if actual != offset:
+        raise LayoutMismatch(f"{struct.__name__}.{field}: offset {actual}, x64 header layout says {offset}")
 
 
 STRUCT_TYPES = build()
@@ -519,7 +526,7 @@ _DESCRIPTION_STRUCTS = {}
 
 def description_struct(name: str, fields) -> type:
     """The ctypes class of an operator description: name (DML_*_OPERATOR_DESC) and fields
-    [(field, kind)] in declaration order. Its size and offsets are asserted against x64_layout,
+    [(field, kind)] in declaration order. Its size and offsets are checked against x64_layout,
     and against X64_SIZES / X64_OFFSETS where those pin the header's struct."""
     key = (name, tuple((str(f), str(k)) for f, k in fields))
     struct = _DESCRIPTION_STRUCTS.get(key)
@@ -532,13 +539,13 @@ def description_struct(name: str, fields) -> type:
         (f, _ctype(DESC_FIELD_KINDS[k][0], STRUCT_TYPES)) for f, k in key[1]]})
     if C.sizeof(C.c_void_p) == 8:
         size, offsets = x64_layout([k for _, k in key[1]])
-        _assert_size(struct, size)
+        _check_size(struct, size)
         for (field, _), offset in zip(key[1], offsets):
-            _assert_offset(struct, field, offset)
+            _check_offset(struct, field, offset)
         if name in X64_SIZES:
-            _assert_size(struct, X64_SIZES[name])
+            _check_size(struct, X64_SIZES[name])
         for (pinned, field), offset in X64_OFFSETS.items():
             if pinned == name:
-                _assert_offset(struct, field, offset)
+                _check_offset(struct, field, offset)
     _DESCRIPTION_STRUCTS[key] = struct
     return struct

@@ -408,18 +408,10 @@ class Device:
         return results
 
     def _execute(self, items):
-        keep = []
-        layout, offset = [], 0
-        for compiled, data, in_place in items:
-            in_offset = offset
-            offset += _align(max(compiled.input_bytes, 4))
-            if in_place:
-                out_offset = in_offset
-            else:
-                out_offset = offset
-                offset += _align(max(compiled.output_bytes, 4))
-            layout.append((in_offset, out_offset))
-        total = max(offset, 256)
+        """One submission: upload every input, initialise the operators new to the device, one
+        dispatch per item, read every output back."""
+        keep = []  # the binding structs DirectML reads until the submission is done
+        layout, total = _layout(items)
         upload, io = self._buffer("upload", total), self._buffer("io", total)
         readback = self._buffer("readback", total)
         address = self._map(upload)
@@ -433,37 +425,59 @@ class Device:
         self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
                            io.resource.p, 0, upload.resource.p, 0, total)
         self._transition(io, abi.D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
-        cursor = 0
-
         fresh, seen = [], set()
         for compiled, _, _ in items:
             if not compiled.initialised and id(compiled) not in seen:
                 seen.add(id(compiled))
                 fresh.append(compiled)
         temporary_size = max([c.temporary for c, _, _ in items] + [0])
-        initializer = None
+        initializer, cursor = None, 0
         if fresh:
-            operators = (PV * len(fresh))(*[c.compiled.p for c in fresh])
-            initializer = self.dml.new("CreateOperatorInitializer", [C.c_uint, PV], len(fresh), operators,
-                                       interface="IDMLOperatorInitializer")
-            properties = self._binding_properties(initializer)
-            count = max(int(properties.RequiredDescriptorCount), 1)
-            temporary_size = max(temporary_size, int(properties.TemporaryResourceSize))
-            table = self._bind(initializer, cursor, count)
-            cursor += count
-            if properties.TemporaryResourceSize:
-                temporary = self._buffer("temporary", int(properties.TemporaryResourceSize))
-                table.call("BindTemporaryResource", None, [PV],
-                           C.byref(self._binding(temporary, 0, int(properties.TemporaryResourceSize), keep)))
-            # The initializer's outputs are the operators' persistent resources (NONE where none).
-            outputs = (abi.DML_BINDING_DESC * len(fresh))(*[
-                self._binding(c.persistent, 0, c.persistent_size, keep) for c in fresh])
-            table.call("BindOutputs", None, [C.c_uint, PV], len(fresh), outputs)
-            self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, initializer.p, table.p)
-            self._uav_barrier()
+            initializer, cursor, initializer_temporary = self._record_initializer(fresh, keep)
+            temporary_size = max(temporary_size, initializer_temporary)
         temporary = self._buffer("temporary", temporary_size) if temporary_size else None
+        self._record_dispatches(items, layout, io, temporary, cursor, keep)
+        self._uav_barrier()
+        self._transition(io, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
+        self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
+                           readback.resource.p, 0, io.resource.p, 0, total)
+        try:
+            self._submit_and_wait()
+        finally:
+            if initializer is not None:
+                initializer.release()
+        for compiled in fresh:
+            compiled.initialised = True
+        address = self._map(readback, total)
+        try:
+            return [C.string_at(address + out_offset, compiled.output_bytes)
+                    for (compiled, _, _), (_, out_offset) in zip(items, layout)]
+        finally:
+            self._unmap(readback, 0)
 
-        for index, ((compiled, _, _), (in_offset, out_offset)) in enumerate(zip(items, layout)):
+    def _record_initializer(self, fresh, keep):
+        """Record the initializer of the operators new to the device (its outputs are their
+        persistent resources) -> (the initializer, descriptors it took, temporary bytes it needs)."""
+        operators = (PV * len(fresh))(*[c.compiled.p for c in fresh])
+        initializer = self.dml.new("CreateOperatorInitializer", [C.c_uint, PV], len(fresh), operators,
+                                   interface="IDMLOperatorInitializer")
+        properties = self._binding_properties(initializer)
+        count = max(int(properties.RequiredDescriptorCount), 1)
+        table = self._bind(initializer, 0, count)
+        if properties.TemporaryResourceSize:
+            temporary = self._buffer("temporary", int(properties.TemporaryResourceSize))
+            table.call("BindTemporaryResource", None, [PV],
+                       C.byref(self._binding(temporary, 0, int(properties.TemporaryResourceSize), keep)))
+        outputs = (abi.DML_BINDING_DESC * len(fresh))(*[  # NONE where an operator has no persistent resource
+            self._binding(c.persistent, 0, c.persistent_size, keep) for c in fresh])
+        table.call("BindOutputs", None, [C.c_uint, PV], len(fresh), outputs)
+        self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, initializer.p, table.p)
+        self._uav_barrier()
+        return initializer, count, int(properties.TemporaryResourceSize)
+
+    def _record_dispatches(self, items, layout, io, temporary, cursor, keep):
+        """One dispatch per item, its descriptors from cursor on, its input and output in io."""
+        for (compiled, _, _), (in_offset, out_offset) in zip(items, layout):
             table = self._bind(compiled.compiled, cursor, compiled.descriptors)
             cursor += compiled.descriptors
             if compiled.temporary:
@@ -480,24 +494,6 @@ class Device:
             if compiled.temporary:
                 self._uav_barrier()  # the next dispatch reuses the temporary buffer
             self.dispatches += 1
-        self._uav_barrier()
-        self._transition(io, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
-        self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
-                           readback.resource.p, 0, io.resource.p, 0, total)
-        try:
-            self._submit_and_wait()
-        finally:
-            if initializer is not None:
-                initializer.release()
-        for compiled in fresh:
-            compiled.initialised = True
-        address = self._map(readback, total)
-        try:
-            outputs = [C.string_at(address + out_offset, compiled.output_bytes)
-                       for (compiled, _, _), (_, out_offset) in zip(items, layout)]
-        finally:
-            self._unmap(readback, 0)
-        return outputs
 
     def close(self):
         for buffer in self.buffers.values():
@@ -514,6 +510,22 @@ class Device:
         if getattr(self, "event", None):
             self.kernel32.CloseHandle(self.event)
             self.event = None
+
+
+def _layout(items) -> tuple:
+    """([(input offset, output offset)] per item in one buffer, its total size); an in-place item's
+    output is its input."""
+    layout, offset = [], 0
+    for compiled, _, in_place in items:
+        in_offset = offset
+        offset += _align(max(compiled.input_bytes, 4))
+        if in_place:
+            out_offset = in_offset
+        else:
+            out_offset = offset
+            offset += _align(max(compiled.output_bytes, 4))
+        layout.append((in_offset, out_offset))
+    return layout, max(offset, 256)
 
 
 def _align(size: int) -> int:

@@ -39,6 +39,7 @@ SPEC = OperatorSpec(
     special_values=special_values,
     d3d=lambda p: maximum(0.0, X) + minimum(0.0, p["Alpha"] * (exp(X / p["Alpha"]) - 1.0)),
     keeps_sign=True,
-    source="shared/seeds/003_72d4d9a38b36707d.txt (English), 000_cb2a1fd72f93cd96.txt (Portuguese)",
+    source=("https://learn.microsoft.com/windows/win32/api/directml/"
+            "ns-directml-dml_activation_celu_operator_desc"),
     notes=("FLOAT16 is not reachable through ONNX Runtime (ONNX Celu is float32 only).",),
 )

@@ -40,7 +40,8 @@ SPEC = OperatorSpec(
     to_onnx=to_onnx,
     special_values=special_values,
     d3d=lambda p: select(X > 0.0, p["Gamma"] * X, p["Gamma"] * (p["Alpha"] * exp(X) - p["Alpha"])),
-    source="shared/seeds/004_b581b8773bcfb02a.txt (English)",
+    source=("https://learn.microsoft.com/windows/win32/api/directml/"
+            "ns-directml-dml_activation_scaled_elu_operator_desc"),
     notes=("Per-level dimension counts come from DirectML's release history, not the page.",
            "ONNX's Selu defaults (1.67326..., 1.05070...) differ from the page's typical 1.6732, 1.0507."),
 )

@@ -78,7 +78,8 @@ SPEC = OperatorSpec(
                "(DirectML EP: DML_ELEMENT_WISE_CLIP1)",
     to_onnx=to_onnx,
     special_values=special_values,
-    source="shared/seeds/002_71d7c9a40eb4d520.txt (Korean)",
+    source=("https://learn.microsoft.com/windows/win32/api/directml/"
+            "ns-directml-dml_element_wise_clip_operator_desc"),
     notes=("Min > Max: DirectML's formula returns Min; ONNX Clip returns Max.",
            "NaN: Direct3D min/max return the non-NaN operand, so NaN clips to Max (then Min).",
            "A bound outside an integer type's range saturates to it (the page is silent).",

@@ -54,6 +54,7 @@ SPEC = OperatorSpec(
     to_onnx=to_onnx,
     special_values=special_values,
     d3d=d3d,
-    source="shared/seeds/001_c5bb2d3bfb2ca924.txt (French)",
+    source=("https://learn.microsoft.com/windows/win32/api/directml/"
+            "ns-directml-dml_element_wise_constant_pow_operator_desc"),
     notes=("The page gives no default Exponent; 1.0 (identity) is the harness's.",),
 )

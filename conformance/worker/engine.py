@@ -25,7 +25,6 @@ Stdlib, numpy and onnxruntime only.
 """
 import contextlib
 import io
-import json
 import os
 import platform
 import shutil
@@ -35,9 +34,7 @@ import time
 
 import numpy as np
 
-from . import devinfo, onnxmini, protocol
-
-OWN_NODE_PREFIXES = ("DmlFusedNode",)  # a fused partition of the provider under test
+from . import devinfo, onnxmini, ortcommon, protocol
 
 
 class Session:
@@ -115,9 +112,7 @@ class Engine:
         try:
             if devinfo.loaded_dll():
                 return "loaded by import onnxruntime"
-            options = self.ort.SessionOptions()
-            options.log_severity_level = 3
-            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+            options = ortcommon.session_options(self.ort, {"session.disable_cpu_ep_fallback": "1"}, False)
             started = time.perf_counter()
             model = onnxmini.model(nodes=[], inputs=[("x", "float32")], outputs=[("x", "float32")])
             session = self.ort.InferenceSession(model, options, providers=[("DmlExecutionProvider", {"device_id": "0"})])
@@ -141,17 +136,10 @@ class Engine:
 
     # -- sessions ---------------------------------------------------------------------------------
     def create(self, spec: dict, model: bytes) -> dict:
-        ort = self.ort
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if spec.get("sequential_no_mem_pattern"):
-            options.enable_mem_pattern = False
-            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        for key, value in spec.get("config", {}).items():
-            options.add_session_config_entry(key, str(value))
-        if spec.get("profile", True):
-            options.enable_profiling = True
-            options.profile_file_prefix = os.path.join(self.profile_dir, f"s{self.sessions_created}")
+        profile = spec.get("profile", True)
+        options = ortcommon.session_options(
+            self.ort, spec.get("config", {}), bool(spec.get("sequential_no_mem_pattern")),
+            os.path.join(self.profile_dir, f"s{self.sessions_created}") if profile else None)
         provider = spec["provider"]
         started = time.perf_counter()
         self.sessions_created += 1
@@ -160,8 +148,8 @@ class Engine:
             # The Python wrapper prints "EP Error ... Falling back" when the provider itself fails to
             # start, then retries on the CPU provider; what it printed is the real reason.
             with contextlib.redirect_stdout(printed):
-                session = ort.InferenceSession(model, options,
-                                               providers=[(provider, dict(spec.get("provider_options", {})))])
+                session = self.ort.InferenceSession(
+                    model, options, providers=[(provider, dict(spec.get("provider_options", {})))])
         except Exception as error:  # onnxruntime raises its own Fail/InvalidArgument/... types
             reason = _one_line(error)
             if "EP Error" in printed.getvalue():
@@ -170,13 +158,10 @@ class Engine:
             return {"ok": False, "error": reason, "seconds": _since(started)}
         seconds = _since(started)
         providers = session.get_providers()
-        if providers[0] != provider:
-            # The Python wrapper retried on another provider ("EP Error ... Falling back").
-            return {"ok": False, "fallback": True, "providers": providers, "seconds": seconds,
-                    "error": f"session came up on {providers} instead of {provider}"}
-        if hasattr(session, "disable_fallback"):
-            session.disable_fallback()
-        self.sessions[spec["key"]] = Session(session, provider, bool(spec.get("profile", True)))
+        elsewhere = ortcommon.other_provider(session, provider)
+        if elsewhere:
+            return {"ok": False, "fallback": True, "providers": providers, "seconds": seconds, "error": elsewhere}
+        self.sessions[spec["key"]] = Session(session, provider, bool(profile))
         return {"ok": True, "providers": providers, "seconds": seconds}
 
     def run(self, run: dict, buffers: list, out: protocol.Buffers) -> dict:
@@ -205,28 +190,8 @@ class Engine:
                   "outputs": {n: out.put(v) for n, v in zip(names, values) if n in fetch}}
         if entry.profiled:
             entry.profiled = False
-            result["placement"] = self.placement(entry.session)
+            result["placement"] = ortcommon.placement(entry.session)
         return result
-
-    def placement(self, session) -> dict:
-        """Node name -> provider, from the session's profile (ended here)."""
-        path = session.end_profiling()
-        try:
-            with open(path, encoding="utf-8") as handle:
-                events = json.load(handle)
-        finally:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        placement = {}
-        for event in events:
-            args = event.get("args", {})
-            if event.get("cat") == "Node" and "provider" in args:
-                name = event["name"].removesuffix("_kernel_time")
-                if not name.endswith(("_fence_before", "_fence_after")):
-                    placement[name] = args["provider"]
-        return placement
 
     # -- test hooks -------------------------------------------------------------------------------
     def debug(self, action):
@@ -249,7 +214,7 @@ def selfcheck(engine: Engine, provider: str, provider_options: dict) -> dict:
     """Create one session of onnxmini's two-node model on the provider, run it, check the numbers
     (exact), that nothing is all zeros, and that every node ran on the provider."""
     spec = {"key": "__selfcheck__", "provider": provider, "provider_options": provider_options,
-            "config": {} if provider == "CPUExecutionProvider" else {"session.disable_cpu_ep_fallback": "1"},
+            "config": {} if provider == ortcommon.CPU else {"session.disable_cpu_ep_fallback": "1"},
             "sequential_no_mem_pattern": True,
             "profile": True}
     result = {"op": "selfcheck", "ok": False, "provider": provider}

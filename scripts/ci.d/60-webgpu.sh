@@ -7,7 +7,9 @@
 # loader is there, this hook installs Debian's. Idempotent. tests/test_webgpu.py runs the smoke.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PIN=1.27.0
+# The pin is the backend's own (conformance/backends/webgpu.py PIN), which its messages name.
+PIN=$(sed -n 's/^PIN = "\([^"]*\)".*/\1/p' "$ROOT/conformance/backends/webgpu.py")
+[ -n "$PIN" ] || { echo "60-webgpu: no PIN in conformance/backends/webgpu.py" >&2; exit 1; }
 if [ -z "${DMLC_WEBGPU_HOME:-}" ]; then
     if [ "$(id -u)" = 0 ]; then DMLC_WEBGPU_HOME=/var/cache/dml-conformance-webgpu
     else DMLC_WEBGPU_HOME=${XDG_CACHE_HOME:-$HOME/.cache}/dml-conformance-webgpu; fi

@@ -44,7 +44,7 @@ def main(argv=None) -> int:
             feeds = {"x0": out.put(x0), "x1": out.put(x1)}
             header = {"op": "batch", "id": number, "sessions": [session] if create else [],
                       "runs": [{"session": "repro", "feeds": feeds, "fetch": ["y0", "y1"]}]}
-            reply, buffers = backend._channel.request(header, out.items, 300)
+            reply, buffers = backend.request(header, out.items, 300)
             run = reply["runs"][0]
             if not run["ok"]:
                 print(f"run {number}: {run['error']}")

@@ -55,7 +55,8 @@ ROOT_PACKAGES="wine wine64 libwine xvfb xauth libvulkan1 vulkan-tools"
 ROOT_RECIPE="format=4 suite=$SUITE packages=$ROOT_PACKAGES trim=docs,dri,llvm,z3 strip=pe-debug"
 # Linux wheels for the GPU machine's Python 3.12 that its image lacks (name==version).
 LINUX_WHEELS="jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0"
-WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==1.27.0}
+WEBGPU_PIN=$(sed -n 's/^PIN = "\([^"]*\)".*/\1/p' "$ROOT/conformance/backends/webgpu.py")  # the backend's pin
+WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==$WEBGPU_PIN}
 # shellcheck source=../dml_wine/releases.sh
 . "$ROOT/scripts/dml_wine/releases.sh"
 WIN_PYTHON_STAMP=$(python_stamp "$(newest_release)")

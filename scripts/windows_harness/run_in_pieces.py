@@ -9,7 +9,7 @@ two. On a real GPU a single `conformance lane windows -- run --backend dml` does
     python scripts/windows_harness/run_in_pieces.py --results R.jsonl [-k EXPR] [PATHS] [-- RUN OPTIONS]
 
 The merged file has the first piece's header (with "pieces": what each process ran, its exit code,
-sessions and seconds), every case record in the order `conformance list` gives, and one footer.
+sessions and seconds; "case_files": every piece's), every case record in the order `conformance list` gives, and one footer.
 Exit code: 0 conformant, 1 not conformant, 2 or more: a piece ended otherwise (its code).
 """
 import argparse
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     cases = select(cases, args.keyword) if args.keyword else cases
     families = list(dict.fromkeys(f"{c.op}/{c.dtype}/" for c in cases))
     order = {c.id: n for n, c in enumerate(cases)}
-    header, records, pieces, worst = None, [], [], 0
+    header, records, pieces, worst, case_files = None, [], [], 0, {}
     with tempfile.TemporaryDirectory() as folder:
         for number, family in enumerate(families):
             keyword = f"({args.keyword}) and {family}" if args.keyword else family
@@ -55,6 +55,7 @@ def main(argv=None) -> int:
                                         "--results", str(piece), *extra], output=console)
             piece_header, piece_records, footer = read_results(piece) if piece.exists() else ({}, [], None)
             header = header or piece_header
+            case_files.update(piece_header.get("case_files") or {})
             records += piece_records
             pieces.append({"keyword": keyword, "exit_code": code, "cases": len(piece_records),
                            "sessions_created": (footer or {}).get("sessions_created"),
@@ -68,7 +69,7 @@ def main(argv=None) -> int:
         return worst or 2
     records.sort(key=lambda r: order.get(r["id"], len(order)))
     header = {**header, "argv": ["run_in_pieces.py", *(argv if argv is not None else sys.argv[1:])],
-              "pieces": pieces}
+              "pieces": pieces, **({"case_files": case_files} if case_files else {})}
     writer = ResultsWriter(args.results)
     for record in [header, *records]:
         writer.write(record)
