@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import oracle
-from conformance import fast_kernels, specs
+from conformance import fast_analysis, fast_kernels, specs
 from conformance.compare import (WORST_SHOWN, Comparison, bin_index, compare, empty_interval_summary,
                                  histogram_bins)
 from conformance.expected import expected_and_reference, interval_judge, zero_results
@@ -563,8 +563,11 @@ class Verifier:
             if bad_pieces:
                 # The full analysis (flushing, NaN, worst elements), once, for the bad elements only.
                 where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*bad_pieces))
-                parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                                      self.zeros(case), reference, interval_judge(case)), where))
+                judge, zeros = interval_judge(case), self.zeros(case)
+                full = fast_analysis.compare if kernel is not None and fast_analysis.applies(
+                    judge, expected, zeros) else lambda _, *args: compare(*args)
+                parts.append(("full", offset, full(kernel, xs, expected, actual_s, case.tolerance,
+                                                   case.flush_allowed, zeros, reference, judge), where))
         if totals[0]:
             parts.append(("fast", totals[0], totals[1], totals[2], histogram))
         return parts
