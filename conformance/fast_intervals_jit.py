@@ -14,6 +14,7 @@ tests/test_speed_equivalence.py holds the bounds equal to intervals.interval's.
 import numba
 import numpy as np
 
+from conformance.fast_kernels_jit import bits_float, float_bits
 from conformance.judge import intervals
 from conformance.judge.intervals import FLOAT32, Values
 
@@ -25,16 +26,6 @@ SLACK = 2.0 ** -50  # intervals._DOUBLE_SLACK
 BLOCK = 1 << 13  # elements evaluated together: every temporary of a formula stays in the L2 cache
 
 
-@numba.njit(inline="always")
-def _bits(value):
-    return np.float64(value).view(np.int64)
-
-
-@numba.njit(inline="always")
-def _value(bits):
-    return np.int64(bits).view(np.float64)
-
-
 # Each helper computes every case and selects (no branches: the elements' cases are mixed, and a
 # mispredicted branch costs more than the arithmetic).
 @numba.njit(inline="always")
@@ -43,8 +34,8 @@ def _near32(v):
     which takes the processor's slow path when it makes a subnormal): below the normal range a
     multiple of 2**-149, above it the float64 bits rounded to 24 significant bits, half to even."""
     small = np.rint(v * 2.0 ** 149) * SUB
-    bits = _bits(v)
-    rounded = _value((bits + 0x0FFFFFFF + ((bits >> 29) & 1)) & ~0x1FFFFFFF)
+    bits = float_bits(v)
+    rounded = bits_float((bits + 0x0FFFFFFF + ((bits >> 29) & 1)) & ~0x1FFFFFFF)
     rounded = rounded if abs(rounded) < 2.0 ** 128 else np.copysign(np.inf, v)
     rounded = rounded if abs(v) < np.inf else v  # NaN and the infinities stay
     return small if abs(v) < TINY else rounded
@@ -53,7 +44,7 @@ def _near32(v):
 @numba.njit(inline="always")
 def _down32(n):
     """np.nextafter(float32(n), -inf) of a float32 value n, in float64."""
-    stepped = _value(_bits(n) + (-(1 << 29) if n > 0 else (1 << 29)))
+    stepped = bits_float(float_bits(n) + (-(1 << 29) if n > 0 else (1 << 29)))
     stepped = stepped if stepped > -(2.0 ** 128) else -np.inf
     r = n - SUB if (n > -TINY) & (n <= TINY) else stepped
     r = FLT_MAX if n == np.inf else r
@@ -98,7 +89,7 @@ def _sum(a, b, side):
     bb = s - a
     error = (a - (s - bb)) + (b - bb)
     # the next float64 toward side: s is not zero where the sum was inexact
-    following = _value(_bits(s) + (1 if (s > 0) == (side > 0) else -1))
+    following = bits_float(float_bits(s) + (1 if (s > 0) == (side > 0) else -1))
     return following if np.isfinite(s) & np.isfinite(error) & (error * side > 0) else s
 
 

@@ -126,23 +126,23 @@ FORMULAS = {"literal": LITERAL,
 # give. They select on the bit patterns: a float select could be rewritten into a max/min
 # instruction that picks the other zero.
 @numba.njit(inline="always")
-def _bits(value):
+def float_bits(value):
     return np.float64(value).view(np.int64)
 
 
 @numba.njit(inline="always")
-def _value(bits):
+def bits_float(bits):
     return np.int64(bits).view(np.float64)
 
 
 @numba.njit(inline="always")
 def _fmax(a, b):
-    return _value(_bits(a) if (a > b) | (b != b) else _bits(b))
+    return bits_float(float_bits(a) if (a > b) | (b != b) else float_bits(b))
 
 
 @numba.njit(inline="always")
 def _fmin(a, b):
-    return _value(_bits(a) if (a < b) | (b != b) else _bits(b))
+    return bits_float(float_bits(a) if (a < b) | (b != b) else float_bits(b))
 
 
 @numba.njit(inline="always")
