@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import oracle
-from conformance import fast_kernels, specs
+from conformance import fast_analysis, fast_kernels, specs
 from conformance.compare import (WORST_SHOWN, Comparison, bin_index, compare, empty_interval_summary,
                                  histogram_bins)
 from conformance.expected import expected_and_reference, interval_judge, zero_results
@@ -587,9 +587,14 @@ class _Span:
         zeros: Verifier.zeros, asked only where there are bad elements."""
         parts = list(self.results)
         if self.bad:
+            # The full analysis (flushing, NaN, worst elements), once, for the bad elements only:
+            # in the compiled passes where they apply (fast_analysis), else compare.compare.
             where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*self.bad))
-            parts.append(("full", offset, compare(xs, expected, actual_s, case.tolerance, case.flush_allowed,
-                                                  zeros(case), reference, interval_judge(case)), where))
+            judge, accepted_zeros = interval_judge(case), zeros(case)
+            full = fast_analysis.compare if self.kernel is not None and fast_analysis.applies(
+                judge, expected, accepted_zeros) else lambda _, *args: compare(*args)
+            parts.append(("full", offset, full(self.kernel, xs, expected, actual_s, case.tolerance,
+                                               case.flush_allowed, accepted_zeros, reference, judge), where))
         if self.totals[0]:
             parts.append(("fast", *self.totals, self.histogram))
         return parts

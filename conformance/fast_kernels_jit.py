@@ -126,23 +126,23 @@ FORMULAS = {"literal": LITERAL,
 # give. They select on the bit patterns: a float select could be rewritten into a max/min
 # instruction that picks the other zero.
 @numba.njit(inline="always")
-def _bits(value):
+def float_bits(value):
     return np.float64(value).view(np.int64)
 
 
 @numba.njit(inline="always")
-def _value(bits):
+def bits_float(bits):
     return np.int64(bits).view(np.float64)
 
 
 @numba.njit(inline="always")
 def _fmax(a, b):
-    return _value(_bits(a) if (a > b) | (b != b) else _bits(b))
+    return bits_float(float_bits(a) if (a > b) | (b != b) else float_bits(b))
 
 
 @numba.njit(inline="always")
 def _fmin(a, b):
-    return _value(_bits(a) if (a < b) | (b != b) else _bits(b))
+    return bits_float(float_bits(a) if (a < b) | (b != b) else float_bits(b))
 
 
 @numba.njit(inline="always")
@@ -271,3 +271,137 @@ def float16_table_stats(codes, actual_bits, reference_table, expected_table, dec
     histogram[3] += bin3
     _tail(n, bad, n - bad - bin0 - bin1 - bin2 - bin3, histogram, scratch, positions)
     return bad, max_distance, max_fraction
+
+
+# -- the full analysis of the elements off the exactly rounded value (float32), compiled ----------
+# What compare.compare says of a chunk's bad elements (flushing, NaN, histogram, worst), without a
+# numpy pass per figure; conformance/fast_analysis.py turns the figures into a Comparison.
+
+@numba.njit(inline="always")
+def _ordered32(bits):
+    magnitude = bits & 0x7FFFFFFF
+    return -magnitude if bits & 0x80000000 else magnitude
+
+
+@numba.njit(inline="always")
+def _keep_worst(keys, where, count, key, position):
+    """Insert (key, position) into the kept worst, largest key first, earlier positions first among
+    equal keys (argsort's stable order over ascending positions); -> the new count."""
+    limit = keys.shape[0]
+    if count == limit and key <= keys[limit - 1]:
+        return count
+    j = min(count, limit - 1)
+    while j > 0 and keys[j - 1] < key:
+        keys[j] = keys[j - 1]
+        where[j] = where[j - 1]
+        j -= 1
+    keys[j] = key
+    where[j] = position
+    return min(count + 1, limit)
+
+
+@numba.njit(**JIT)
+def float32_bad_stats(x_bits, expected_bits, actual_bits, actual, reference, tolerance, flush_allowed, zero_bits,
+                      histogram, worst_keys, worst, differing):
+    """compare.compare's ULP figures of float32 elements (the bad ones of a split): ->
+    (mismatches, NaN mismatches, flushed, max distance, max |fractional error| as float64 bits,
+    kept worst, elements differing from the exactly rounded value). Fills histogram (counted
+    elements by bit length), worst (positions, worst first) and differing (their positions)."""
+    n = expected_bits.shape[0]
+    mismatches = nan_mismatches = flushed_count = max_distance = kept = differ = 0
+    max_fraction = np.int64(0)
+    for i in range(n):
+        e = np.int64(expected_bits[i])
+        a = np.int64(actual_bits[i])
+        e_magnitude, a_magnitude = e & 0x7FFFFFFF, a & 0x7FFFFFFF
+        e_nan, a_nan = e_magnitude > 0x7F800000, a_magnitude > 0x7F800000
+        distance = 0 if (e_nan | a_nan) else abs(_ordered32(e) - _ordered32(a))
+        nan_mismatch = e_nan != a_nan
+        if (e_nan != a_nan) if (e_nan | a_nan) else distance != 0:
+            differing[differ] = i
+            differ += 1
+        bad = (distance > tolerance) | nan_mismatch
+        flushed = False
+        if flush_allowed and bad:
+            flushed = (e_magnitude != 0) & (e_magnitude < 0x00800000) & (a_magnitude == 0)
+            x_magnitude = np.int64(x_bits[i]) & 0x7FFFFFFF
+            if (x_magnitude != 0) & (x_magnitude < 0x00800000):
+                for k in range(zero_bits.shape[0]):
+                    z = zero_bits[k]
+                    z_magnitude = z & 0x7FFFFFFF
+                    z_nan = z_magnitude > 0x7F800000
+                    close = abs(_ordered32(z) - _ordered32(a)) <= tolerance
+                    close |= (z_magnitude != 0) & (z_magnitude < 0x00800000) & (a_magnitude == 0)
+                    flushed |= (z_nan & a_nan) | (close & (not z_nan) & (not a_nan))
+            if flushed:
+                bad = False
+                nan_mismatch = False
+        if flushed:
+            flushed_count += 1
+        else:
+            max_distance = max(max_distance, distance)
+            t = np.float64(actual[i])
+            r = reference[i]
+            field = (np.float64(r).view(np.int64) >> 52) & 0x7FF
+            scale = 1023 + 23 - max(field - 1023, -126)
+            scale = 1023 + 24 if r == 0.0 else scale
+            error_bits = np.float64((t - r) * np.int64(scale << 52).view(np.float64)).view(np.int64)
+            error_bits &= 0x7FFFFFFFFFFFFFFF
+            same = (t == r) | ((t != t) & (r != r))
+            if error_bits < 0x7FF0000000000000 and not same:
+                max_fraction = max(max_fraction, error_bits)
+            if nan_mismatch:
+                nan_mismatches += 1
+            else:
+                length = (np.float64(distance).view(np.int64) >> 52) - 1022
+                histogram[length if distance > 0 else 0] += 1
+        if bad:
+            mismatches += 1
+            kept = _keep_worst(worst_keys, worst, kept, np.int64(0x7FFFFFFFFFFFFFFF) if nan_mismatch else distance,
+                               i)
+    return mismatches, nan_mismatches, flushed_count, max_distance, max_fraction, kept, differ
+
+
+@numba.njit(**JIT)
+def float32_d3d_verdicts(x, expected, actual, reference, lo, hi, num, may_nan, keeps_sign, has_range, low, high,
+                         ratio, semantic, worst_keys, worst):
+    """judge.d3d.IntervalJudge.elements and compare.interval_summary's figures of float32 elements
+    with their bounds: -> (failed, outside, semantic, lowering-defined, all ratios finite, max ratio,
+    kept worst). Fills ratio and semantic (per element) and worst (failed elements, largest ratio first)."""
+    n = x.shape[0]
+    failed = outside = broken = lowering = kept = 0
+    finite = True
+    max_ratio = -np.inf
+    for i in range(n):
+        a = np.float64(actual[i])
+        e = np.float64(expected[i])
+        a_nan = a != a
+        same = (a_nan & (e != e)) | (a == e)
+        inside = same | (may_nan[i] if a_nan else (num[i] & (lo[i] <= a) & (a <= hi[i])))
+        a_inf = (a == np.inf) | (a == -np.inf)
+        if inside & (not same) & (a_nan | a_inf):
+            lowering += 1
+        rule = 0
+        r = reference[i]
+        if keeps_sign and (((r < 0) & (a > 0)) | ((r > 0) & (a < 0))):
+            rule = 1
+        if has_range and (e == e) and (a_nan | (a < low) | (a > high)):
+            rule = 2
+        semantic[i] = rule
+        half = (hi[i] - lo[i]) / 2
+        middle = lo[i] + half
+        value = abs(a - middle) / (half if half > 0 else 1.0) if half > 0 else (0.0 if inside else np.inf)
+        if a_nan | a_inf | (not np.isfinite(value)):
+            value = 0.0 if inside else np.inf
+        ratio[i] = value
+        if value == np.inf:
+            finite = False
+        max_ratio = max(max_ratio, value)
+        if not inside:
+            outside += 1
+        if rule != 0:
+            broken += 1
+        if (not inside) | (rule != 0):
+            failed += 1
+            kept = _keep_worst(worst_keys, worst, kept, value, i)
+    return failed, outside, broken, lowering, finite, max_ratio, kept

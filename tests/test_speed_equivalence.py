@@ -232,3 +232,59 @@ def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
     assert same.all(), x[~same][:5]
     numbers = (literal != 0) & ~np.isnan(literal)  # bit for bit, but for the signs of zeros and NaN payloads
     assert np.array_equal(buffer.view(np.int64)[numbers], literal.view(np.int64)[numbers])
+
+
+def _interval_operators():
+    """OPERATORS and every other float32 operator of the default cases with a d3d formula (its first
+    parameter set): the compiled interval evaluation walks any formula."""
+    from conformance.caseload import load_paths
+    chosen = {op: params for op, params in OPERATORS}
+    for case in load_paths():
+        if case.dtype == "float32" and case.op not in chosen and not case.params.get("ScaleBias"):
+            chosen[case.op] = case.params
+    return sorted(chosen.items())
+
+
+@pytest.mark.parametrize("op,params", _interval_operators())
+def test_compiled_intervals_equal_the_numpy_ones(op, params):
+    """fast_intervals_jit.bounds against intervals.interval, bit for bit (signs of zeros included),
+    on every float32 special value and a spread of bit patterns over every binade, across blocks."""
+    from conformance import fast_intervals_jit
+    fast_kernels.load()
+    judge = interval_judge(make_case(op, params, "float32", (1,)))
+    patterns = np.arange(0, 1 << 32, 65537 * 3, dtype=np.uint64).astype(np.uint32)
+    x = np.concatenate([np.array(inputs.float_specials("float32"), np.float32), patterns.view(np.float32)])
+    with np.errstate(all="ignore"):
+        expected = oracle.evaluate(op, x, "float32", **{k: v for k, v in params.items()})
+    mine = fast_intervals_jit.bounds(judge, x, expected)
+    theirs = judge.bounds(x, expected)
+    for a, b in zip(mine, theirs):
+        assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)), op
+
+
+def every_element_fails(expected, x):
+    """name -> an output with no element the exactly rounded value: zeros where the exact
+    value is a subnormal (an allowed flush, still judged against its interval), one ULP up,
+    NaN, zeros, the sign flipped."""
+    flat = expected.reshape(-1)
+    bits_type = np.uint32 if flat.dtype == np.float32 else np.uint16
+    up = flat.copy()
+    up.view(bits_type)[...] += bits_type(1)
+    return {"flushed": np.zeros_like(expected), "one_up": up.reshape(expected.shape),
+            "nan": np.full_like(expected, np.nan), "negated": (-expected - 1).astype(expected.dtype)}
+
+
+@pytest.mark.parametrize("op,params", OPERATORS)
+def test_every_element_failing_gives_the_plain_comparison(op, params):
+    """The bulk-failure path (fast_analysis: compiled counts, bins, worst, d3d verdicts): the
+    tiniest negatives (a flushing device gives zero for each) and a spread of all inputs."""
+    rng = np.random.default_rng(5)
+    n = fast.CHUNK * 3 + 11
+    tiny = (rng.integers(1, 0x00800000, size=n, dtype=np.uint32) | np.uint32(0x80000000)).view(np.float32)
+    spread = rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    with fast.Verifier(jobs=2, kernel="always") as verifier:
+        for x in (tiny, spread):
+            case = make_case(op, params, "float32", x.shape, tolerance=1)
+            expected, _, _ = runner.expected_for(case, x)
+            for name, actual in every_element_fails(expected, x).items():
+                assert_same(verifier.check(case, x, actual), plain(case, x, actual)), name

@@ -7,6 +7,8 @@ set, runner.expected_for + compare.compare on every case, one thread. Every
 field of every record must match except the timing and which case carries the
 placement proof (the shared graph proves it for a different first case).
 """
+import dataclasses
+
 import pytest
 from needs import missing
 
@@ -136,3 +138,25 @@ def test_an_empty_tensor_runs_alone_in_a_shared_graph(default_cases):
     assert [o.status for o in outcomes] == ["ok", "ok"] and outcomes[1].output.shape == (0,)
     assert len(fetched) == 2 and {(0,)} in [set(run.values()) for run in fetched], fetched
     assert all(len(run) == 1 for run in fetched), fetched
+
+
+@pytest.mark.parametrize("device", ["python:faults:all_zeros", "python:faults:flush_denormals",
+                                    "python:faults:off_by_tolerance"])
+def test_every_element_failing_on_large_tensors_same_records(device):
+    """Large float32 tensors where every element (all_zeros), every tiny one (flush_denormals) or
+    every positive one (off_by_tolerance: 18 ULP, within tolerance) is off the exactly rounded value: the bulk-failure path (compiled
+    counts, bins, worst elements and d3d verdicts) gives the plain records."""
+    if not fast_kernels.AVAILABLE:
+        missing("numba is not installed (a dependency: scripts/setup.sh installs it)")
+    from conformance import bench
+    cases = []
+    for op, params in [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ACTIVATION_SCALED_ELU", {}),
+                       ("ELEMENT_WISE_CLIP", {"Min": -1.5, "Max": 2.0})]:
+        case = bench._case(op, "float32", (3, fast.CHUNK + 7), params)
+        for name, generator in [("tiny", {"kind": "uniform", "low": -1e-38, "high": 1e-38}),
+                                ("uniform", {"kind": "uniform", "low": -100.0, "high": 100.0})]:
+            cases.append(dataclasses.replace(case, id=f"{op}/large/{name}", generator=generator))
+    plain = run_records(create(device), cases, jobs=1, accelerate=False)
+    quick = run_records(create(device), cases, jobs=2)
+    assert_same_records(quick.records, plain.records)
+    assert any(r["max_ulp"] > 0 or r["flushed"] for r in quick.records)

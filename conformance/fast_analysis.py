@@ -1,0 +1,82 @@
+"""compare.compare of float32 elements in compiled passes, for elements that fail in bulk.
+
+A device that fails every element (a flushed range, a wrong formula) would send each through
+compare.compare's numpy passes and the d3d interval evaluation, microseconds per element.
+Here one compiled pass (fast_kernels_jit.float32_bad_stats) counts, flushes, bins and keeps
+the worst; the d3d intervals of the elements off the exactly rounded value are evaluated by
+fast_intervals_jit (intervals.Evaluator with its primitives compiled), a second pass
+(float32_d3d_verdicts) judges them, and only the few elements kept for the record are
+described in Python. The result is compare.compare's Comparison, field for field
+(tests/test_speed_equivalence.py).
+"""
+import numpy as np
+
+from conformance.compare import WORST_SHOWN, Comparison, _jsonable, empty_interval_summary, histogram_bins
+from conformance.judge.d3d import RULES
+from conformance.ulp import ulp_distance
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def applies(judge, expected, zero_results) -> bool:
+    """float32 elements, judged (or not) by a float32 judge, with f(+-0) as float32 values."""
+    return (expected.dtype == np.float32 and (judge is None or judge.dtype == np.float32)
+            and (zero_results is None or all(np.asarray(z).dtype == np.float32 for z in zero_results)))
+
+
+def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results, reference, judge) -> Comparison:
+    """compare.compare(x, expected, actual, ...) of flat float32 arrays (reference: float64)."""
+    from conformance import fast_intervals_jit
+    n = expected.size
+    histogram = np.zeros(64, dtype=np.int64)
+    worst_keys, worst = np.empty(WORST_SHOWN, np.int64), np.empty(WORST_SHOWN, np.int64)
+    differing = np.empty(n, np.int64)
+    zero_bits = np.array([] if zero_results is None else [np.asarray(z).view(np.uint32) for z in zero_results],
+                         dtype=np.int64)
+    mismatches, nan_mismatches, flushed, max_distance, fraction_bits, kept, differ = kernels.float32_bad_stats(
+        x.view(np.uint32), expected.view(np.uint32), actual.view(np.uint32), actual, reference, tolerance,
+        bool(flush_allowed), zero_bits, histogram, worst_keys, worst, differing)
+    result = Comparison(
+        elements=n, mismatches=mismatches, nan_mismatches=nan_mismatches, flushed=flushed, max_ulp=max_distance,
+        max_fractional_ulp=float(np.int64(fraction_bits).view(np.float64)) if n else None,
+        worst=[_element(k, x, expected, actual, worst_keys[j]) for j, k in enumerate(worst[:kept])],
+        histogram={"bins": histogram_bins(histogram), "nan": nan_mismatches, "flushed": flushed})
+    if judge is None:
+        return result
+    where = differing[:differ]
+    d3d = empty_interval_summary()
+    if differ:
+        xs, es, acts, refs = x[where], expected[where], actual[where], reference[where]
+        lo, hi, num, may_nan = fast_intervals_jit.bounds(judge, xs, es)
+        ratio, semantic = np.empty(differ), np.empty(differ, np.int8)
+        ratio_keys, failed_worst = np.empty(WORST_SHOWN), np.empty(WORST_SHOWN, np.int64)
+        low, high = (float(v) for v in judge.range) if judge.range is not None else (0.0, 0.0)
+        failed, outside, broken, lowering, finite, max_ratio, failed_kept = kernels.float32_d3d_verdicts(
+            xs, es, acts, refs, np.ascontiguousarray(lo, np.float64), np.ascontiguousarray(hi, np.float64),
+            np.ascontiguousarray(num, bool), np.ascontiguousarray(may_nan, bool), bool(judge.keeps_sign),
+            judge.range is not None, low, high, ratio, semantic, ratio_keys, failed_worst)
+        d3d.update(checked=int(differ), failed=int(failed), outside=int(outside), semantic=int(broken),
+                   lowering_defined=int(lowering), max_ratio=float(max_ratio) if finite else "inf")
+        d3d["worst"] = [_interval_element(int(where[k]), x, expected, actual, lo[k], hi[k], ratio[k], semantic[k])
+                        for k in failed_worst[:failed_kept]]
+        for item, position in zip(result.worst, worst[:kept]):  # compare.with_bounds
+            k = int(np.searchsorted(where, position))
+            item["lo"], item["hi"] = (_jsonable(lo[k]), _jsonable(hi[k])) if num[k] else (None, None)
+    result.d3d = d3d
+    return result
+
+
+def _element(position, x, expected, actual, key):
+    """compare._element's dict of a kept element (key: its ULP sort key)."""
+    position = int(position)
+    return {"index": [position], "input": _jsonable(x[position]), "expected": _jsonable(expected[position]),
+            "actual": _jsonable(actual[position]), "ulp": "nan" if key == _INT64_MAX else int(key)}
+
+
+def _interval_element(position, x, expected, actual, lo, hi, ratio, semantic):
+    """compare.interval_summary's dict of a kept element outside the rules."""
+    e, a = expected[position:position + 1], actual[position:position + 1]
+    ulp = "nan" if np.isnan(a[0]) != np.isnan(e[0]) else int(ulp_distance(e, a)[0])
+    return {"index": [position], "input": _jsonable(x[position]), "expected": _jsonable(e[0]),
+            "actual": _jsonable(a[0]), "lo": _jsonable(lo), "hi": _jsonable(hi), "ratio": _jsonable(ratio),
+            "rule": RULES[semantic] or "outside", "ulp": ulp}
