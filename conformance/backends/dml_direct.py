@@ -23,6 +23,7 @@ Provider options (--provider-option KEY=VALUE):
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
   transport=auto|tcp     how arrays cross (default auto: memory shared with the worker, else the socket)
   shared_mib=N           size of that shared memory (default 256)
+  chunk_mi=N             a streamed sweep's chunk, in Mi elements (default 4, the runner's)
 
 Transport: under Wine, arrays of at least 64 KiB cross through a file in /dev/shm that both sides
 map (conformance.worker.shared; the file is removed as soon as the worker has mapped it), the
@@ -57,7 +58,7 @@ WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
-           "transport", "shared_mib", dml_releases.OPTION)
+           "transport", "shared_mib", "chunk_mi", dml_releases.OPTION)
 TRANSPORTS = ("auto", "tcp")
 SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
 
@@ -120,6 +121,11 @@ class DmlDirectBackend(Backend):
                                                           int),
                         "transport": options.get("transport", "auto"),
                         "shared_mib": number_option("shared_mib", options.get("shared_mib", 256), int)}
+        chunk_mi = options.get("chunk_mi")
+        if chunk_mi is not None:
+            self.stream_chunk = number_option("chunk_mi", chunk_mi, int) << 20  # runner._run_streamed reads it
+            if self.stream_chunk <= 0:
+                raise BadInput(f"--provider-option chunk_mi={chunk_mi}: expected a positive integer")
         if self.options["transport"] not in TRANSPORTS:
             raise BadInput(f"--provider-option transport={self.options['transport']}: expected one of "
                            f"{', '.join(TRANSPORTS)}")
