@@ -53,12 +53,23 @@ def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0
     lead = (1,) * (len(shape) - 1)
     for offset in range(start, total, chunk):
         piece = patterns[offset:min(offset + chunk, total)]
-        # first + i * step stays below 2**32, so uint32 arithmetic is exact
-        bits = np.arange(len(piece), dtype=np.uint32)
-        if piece.step != 1:
-            bits *= np.uint32(piece.step)
-        bits += np.uint32(piece.start)
-        yield offset, bits.view(np.float32).reshape(lead + (bits.size,))
+        yield offset, bit_patterns(piece.start, piece.step, len(piece)).reshape(lead + (len(piece),))
+
+
+def chunk_patterns(generator: dict, offset: int, count: int) -> range:
+    """The bit patterns of chunks()'s piece at offset of count elements."""
+    return bit_range(generator)[offset:offset + count]
+
+
+def bit_patterns(first: int, step: int, count: int) -> np.ndarray:
+    """float32 of the bit patterns first, first + step, ... (count of them): a streamed chunk, made
+    here for the harness and, from the same three numbers, in a worker (conformance.dmldirect)."""
+    # first + i * step stays below 2**32, so uint32 arithmetic is exact
+    bits = np.arange(count, dtype=np.uint32)
+    if step != 1:
+        bits *= np.uint32(step)
+    bits += np.uint32(first)
+    return bits.view(np.float32)
 
 
 def float_specials(dtype: str) -> list:

@@ -224,17 +224,27 @@ def _batches(cases):
 
 
 def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
-    """A case too large to hold (exhaustive_float32): STREAM_CHUNK elements at a time through the
-    backend and the comparison, the next chunk on the device while the last is verified. The
-    record adds up every chunk: mismatches, max ULP, histogram, worst elements (flat index)."""
+    """A case too large to hold (exhaustive_float32): chunks of STREAM_CHUNK elements (or the
+    backend's stream_chunk) through the backend and the comparison, the next chunk on the device
+    while the last is verified. The record adds up every chunk: mismatches, max ULP, histogram,
+    worst elements (flat index). A backend with run_chunk(case, x, patterns) is told each chunk's
+    bit patterns (a worker may make them itself). Where the time went goes to stderr."""
     from conformance.fast import Tally
+    from conformance.streamtime import Pipeline
     tally = Tally(case.shape, case.dtype)
-    seconds, first, fallback, finish = 0.0, None, None, None
+    chunk = getattr(backend, "stream_chunk", STREAM_CHUNK)
+    run_chunk = getattr(backend, "run_chunk", None)
+    pipeline = Pipeline(verifier, backend)
+    seconds, first, fallback = 0.0, None, None
     try:
-        for offset, x in generators.chunks(case.generator, case.dtype, case.shape, STREAM_CHUNK):
+        for offset, x in pipeline.timed_chunks(generators.chunks(case.generator, case.dtype, case.shape, chunk)):
             began = time.perf_counter()
-            outcome = backend.run_many([(case, x)])[0]
+            if run_chunk is not None:
+                outcome = run_chunk(case, x, generators.chunk_patterns(case.generator, offset, x.size))
+            else:
+                outcome = backend.run_many([(case, x)])[0]
             seconds += time.perf_counter() - began
+            pipeline.ran(time.perf_counter() - began)
             first = first or outcome
             if outcome.status == outcome_status.CPU_FALLBACK:
                 fallback = fallback or outcome
@@ -242,15 +252,11 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
                 outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + x.size - 1}: "
                                   f"{outcome.message}", placement=outcome.placement)
                 return judge(case, x, outcome, feature_level, backend.name, seconds, model=model)
-            if finish:
-                finish()
-            finish = verifier.submit(tally, case, x, outcome.output, offset)
-        if finish:
-            finish()
-            finish = None
+            pipeline.submit(tally, case, x, outcome.output, offset)
+        pipeline.wait()
     finally:
-        if finish:
-            finish()
+        pipeline.close()
+        print(pipeline.summary(case.id), file=sys.stderr, flush=True)
     last = fallback or first
     outcome = Outcome(last.status, message=last.message, placement=last.placement)
     record = judge(case, None, outcome, feature_level, backend.name, seconds, comparison=tally.result(),
@@ -259,7 +265,7 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
         # The chunk holding the worst element, with what the device made of it.
         from conformance.repro import save_case
         flat = int(np.ravel_multi_index(record["worst"][0]["index"], case.shape))
-        start = flat - flat % STREAM_CHUNK
-        _, x = next(generators.chunks(case.generator, case.dtype, case.shape, STREAM_CHUNK, start=start))
+        start = flat - flat % chunk
+        _, x = next(generators.chunks(case.generator, case.dtype, case.shape, chunk, start=start))
         record["repro"] = save_case(save_failures, case, x, backend.run_many([(case, x)])[0])
     return record

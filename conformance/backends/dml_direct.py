@@ -21,6 +21,15 @@ Provider options (--provider-option KEY=VALUE):
                          version or the DLL's (conformance/dml_releases.py), loaded by path
   timeout=SECONDS        per request (default 900)
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
+  transport=auto|tcp     how arrays cross (default auto: memory shared with the worker, else the socket)
+  shared_mib=N           size of that shared memory (default 256)
+  chunk_mi=N             a streamed sweep's chunk, in Mi elements (default 4, the runner's)
+
+Transport: under Wine, arrays of at least 64 KiB cross through a file in /dev/shm that both sides
+map (conformance.worker.shared; the file is removed as soon as the worker has mapped it), the
+socket carrying only the JSON; a streamed sweep's chunk (run_chunk) is not sent at all: the worker
+makes the bit patterns itself. Where the file cannot be made or mapped (no /dev/shm, natively on
+Windows), or with transport=tcp, everything goes through the socket. The records are the same.
 """
 import json
 import os
@@ -34,19 +43,24 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from conformance import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
-                                       Backend, BackendUnavailable, Outcome, number_option)
+                                       Backend, BackendUnavailable, BadInput, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
 from conformance.dmldirect import layout
+from conformance.worker import shared
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = REPO / "conformance" / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
-           dml_releases.OPTION)
+           "transport", "shared_mib", "chunk_mi", dml_releases.OPTION)
+TRANSPORTS = ("auto", "tcp")
+SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
 
 
 def lane() -> wine_lane.Lane:
@@ -104,7 +118,17 @@ class DmlDirectBackend(Backend):
                         "timeout": number_option("timeout", options.get("timeout", DEFAULT_TIMEOUT)),
                         "debug_layer": options.get("debug_layer") in ("1", "true", True),
                         "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096),
-                                                          int)}
+                                                          int),
+                        "transport": options.get("transport", "auto"),
+                        "shared_mib": number_option("shared_mib", options.get("shared_mib", 256), int)}
+        chunk_mi = options.get("chunk_mi")
+        if chunk_mi is not None:
+            self.stream_chunk = number_option("chunk_mi", chunk_mi, int) << 20  # runner._run_streamed reads it
+            if self.stream_chunk <= 0:
+                raise BadInput(f"--provider-option chunk_mi={chunk_mi}: expected a positive integer")
+        if self.options["transport"] not in TRANSPORTS:
+            raise BadInput(f"--provider-option transport={self.options['transport']}: expected one of "
+                           f"{', '.join(TRANSPORTS)}")
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
         self.release, self.release_requested = self._release(options.get(dml_releases.OPTION))
@@ -119,6 +143,10 @@ class DmlDirectBackend(Backend):
         self._compiled_before = 0   # operators compiled by workers that are gone
         self._last_stats = {}
         self._closing_stats = None
+        self.region = None     # shared.Region of the running worker, or None: the socket carries all
+        self.slots = None
+        self.shared_why = None  # why there is no shared memory, where there is none
+        self.last_timing = {}  # the last request's: round_trip, worker, and the worker's own timings
         try:
             if not self.native:
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
@@ -169,14 +197,14 @@ class DmlDirectBackend(Backend):
             args.append("--debug-layer")
         return args
 
-    def _launch(self, port, token, log) -> Process:
+    def _launch(self, port, token, log, args=()) -> Process:
         if self.launcher is not None:
-            return self.launcher.start(("127.0.0.1", port), token, log)
+            return self.launcher.start(("127.0.0.1", port), token, log, args)
         # Natively on Windows: this Python runs the worker.
         console_path = log.with_suffix(".console")
         console = open(console_path, "wb")
         popen = subprocess.Popen([sys.executable, str(WORKER), "--connect", f"127.0.0.1:{port}", "--token", token,
-                                  *self._worker_args(), "--log", str(log)],
+                                  *self._worker_args(), *args, "--log", str(log)],
                                  env=dict(os.environ, DMLC_WORKER_TOKEN=token), stdin=subprocess.DEVNULL,
                                  stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
         console.close()
@@ -191,8 +219,48 @@ class DmlDirectBackend(Backend):
         self.workers_started += 1
         self.log_path = self.workdir / f"worker{self.workers_started}.log"
         started = time.perf_counter()
-        self.worker = self._launch(port, token, self.log_path)
-        self.process = self.worker.popen
+        region, folder = self._offer_shared()
+        try:
+            self.worker = self._launch(port, token, self.log_path, [] if region is None else [
+                "--shared", wine_lane.windows_path(region.path), "--shared-size", str(region.size)])
+            self.process = self.worker.popen
+            self._connect(listener, token, started)
+        except BaseException:
+            if region is not None:
+                region.close()
+            raise
+        finally:
+            if region is not None:
+                shared.remove(folder)  # both sides keep their mappings; nothing stays in /dev/shm
+        self._adopt_shared(region)
+
+    def _offer_shared(self):
+        """(Region, folder) to offer the next worker, or (None, None)."""
+        if self.options["transport"] == "tcp":
+            self.shared_why = "transport=tcp"
+        elif self.native:
+            self.shared_why = "natively on Windows (the socket carries the arrays)"
+        else:
+            region, folder = shared.create(self.options["shared_mib"] << 20)
+            if region is not None:
+                self.launcher.guard.adopt(folder)  # removed should the harness die before the hello
+                return region, folder
+            self.shared_why = folder
+        return None, None
+
+    def _adopt_shared(self, region):
+        if self.region is not None:
+            self.region.close()
+        self.region = self.slots = None
+        if region is None:
+            return
+        if self._hello_shared.get("mapped"):
+            self.region, self.slots, self.shared_why = region, shared.Slots(region.size), None
+        else:
+            region.close()
+            self.shared_why = f"the worker did not map it: {self._hello_shared.get('why')}"
+
+    def _connect(self, listener, token, started):
         listener.settimeout(1.0)
         deadline = time.monotonic() + HELLO_TIMEOUT
         try:
@@ -218,6 +286,7 @@ class DmlDirectBackend(Backend):
             raise BackendUnavailable(f"dml-direct: the worker could not start DirectML: "
                                      f"{hello.get('error') or hello}")
         hello["worker_start_seconds"] = round(time.perf_counter() - started, 3)
+        self._hello_shared = hello.get("shared") or {}
         if self.hello is None:
             self.hello = hello
 
@@ -256,6 +325,7 @@ class DmlDirectBackend(Backend):
             self.process = self.worker = None
         self._compiled_before += int(self._last_stats.get("operators_compiled") or 0)
         self._last_stats = {}
+        self._adopt_shared(None)
 
     def request(self, header, buffers, timeout):
         """Send, then wait for the answer while watching that the worker is alive."""
@@ -295,7 +365,8 @@ class DmlDirectBackend(Backend):
                 "data_types": hello.get("data_types"), "onnxruntime": None,
                 "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
                 "worker_timings": dict(hello.get("timings") or {},
-                                       worker_start_s=hello.get("worker_start_seconds"))}
+                                       worker_start_s=hello.get("worker_start_seconds")),
+                "transport": self.transport()}
         meta.update(wine_lane.directml_header(hello.get("directml_loaded"), self.release, self.release_requested))
         if self.lane:
             meta["lane"] = {k: self.lane.marker.get(k) for k in ("home", "wine", "wine_package",
@@ -306,7 +377,12 @@ class DmlDirectBackend(Backend):
     def run(self, case, x):
         return self.run_many([(case, x)])[0]
 
-    def run_many(self, items):
+    def run_chunk(self, case, x, patterns: range):
+        """A streamed chunk x (the runner's, conformance.inputs.chunks) whose bit patterns are
+        `patterns`: with shared memory the worker makes them itself and x does not travel."""
+        return self.run_many([(case, x)], [patterns])[0]
+
+    def run_many(self, items, patterns=None):
         """Every case whose spec has a description layout (conformance/dmldirect/layout.py) runs."""
         outcomes = [None] * len(items)
         todo = []
@@ -321,7 +397,7 @@ class DmlDirectBackend(Backend):
             except (KeyError, ValueError) as error:
                 outcomes[index] = Outcome(ERROR, message=f"dml-direct cannot describe {case.id}: {error}")
                 continue
-            todo.append((index, (case, x, request)))
+            todo.append((index, (case, x, request, patterns[index] if patterns else None)))
         if todo:
             for (index, _), outcome in zip(todo, self._run_isolating([item for _, item in todo])):
                 outcomes[index] = outcome
@@ -341,9 +417,41 @@ class DmlDirectBackend(Backend):
             results.append(single[0] if single is not None else self._failure)
         return results
 
+    def _wire_cases(self, items, buffers) -> list:
+        """The request's cases, each array placed in the shared memory where there is one and it
+        is large enough, else in a buffer of the frame."""
+        if self.slots is not None:
+            self.slots.next_request()
+        cases = []
+        for case, x, request, patterns in items:
+            wire = {"id": case.id, **request}
+            if self.slots is not None and x.nbytes >= SHARED_MIN:
+                output_bytes = x.size * np.dtype(request["output_dtype"]).itemsize
+                where = self.slots.place(output_bytes)
+                if patterns is not None and where is not None:
+                    wire["input"] = {"dtype": x.dtype.name, "shape": list(x.shape),
+                                     "bit_patterns": [patterns.start, patterns.step]}
+                else:
+                    at = self.slots.place(x.nbytes)
+                    wire["input"] = buffers.put(x) if at is None else self.region.put(at, x)
+                if where is not None:
+                    wire["output_to"] = where
+            else:
+                wire["input"] = buffers.put(x)
+            cases.append(wire)
+        return cases
+
+    def _take(self, reference, out):
+        """A reply's output array, copied out of the shared memory (the next request reuses it)."""
+        if "shared" in reference:
+            if self.region is None:
+                raise self.protocol.ProtocolError("an output in shared memory, which this run has not mapped")
+            return np.array(self.region.array(reference))
+        return self.protocol.take(reference, out)
+
     def _send(self, items):
-        """items: [(case, x, request)] -> outcomes, or None when the worker crashed or timed out
-        (self._failure says which)."""
+        """items: [(case, x, request, bit patterns or None)] -> outcomes, or None when the worker
+        crashed or timed out (self._failure says which)."""
         if self.sock is None:
             try:
                 self._start_retrying()
@@ -351,7 +459,8 @@ class DmlDirectBackend(Backend):
                 self._failure = Outcome(CRASH, message=f"no dml-direct worker could be restarted: {error}")
                 return None
         buffers = self.protocol.Buffers()
-        cases = [{"id": case.id, **request, "input": buffers.put(x)} for case, x, request in items]
+        cases = self._wire_cases(items, buffers)
+        began = time.perf_counter()
         try:
             reply, out = self.request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
         except socket.timeout:
@@ -369,21 +478,33 @@ class DmlDirectBackend(Backend):
         self._last_stats = reply.get("stats", self._last_stats)
         results = reply.get("results", [])
         outcomes = []
-        for (case, _, request), result in zip(items, results):
+        for (case, _, request, _), result in zip(items, results):
             status = result.get("status")
             message = result.get("message", "")
             if status == "ok":
-                y = self.protocol.take(result["output"], out)
+                try:
+                    y = self._take(result["output"], out)
+                except (self.protocol.ProtocolError, ValueError) as error:
+                    outcomes.append(Outcome(ERROR, message=f"the worker's output: {error}"))
+                    continue
                 outcomes.append(Outcome(OK, output=y, message=message,
                                         placement={request["desc"]["type"]: "DirectML.dll (direct)"}))
             elif status == "unsupported":
                 outcomes.append(Outcome(UNSUPPORTED, message=message))
             else:
                 outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:MESSAGE_CHARS]))
+        self.last_timing = dict(reply.get("timings") or {}, round_trip=time.perf_counter() - began,
+                                worker=reply.get("worker_seconds"))
         if len(outcomes) != len(items):
             outcomes += [Outcome(ERROR, message=f"the worker answered {len(results)} of {len(items)} cases")] * (
                 len(items) - len(outcomes))
         return outcomes
+
+    def transport(self) -> str:
+        if self.region is not None:
+            return f"shared memory ({self.region.size >> 20} MiB) for arrays of {SHARED_MIN >> 10} KiB or more, " \
+                   "the socket for the rest"
+        return f"loopback socket ({self.shared_why or 'no worker yet'})"
 
     def stats(self) -> dict:
         return dict(self._last_stats, workers_started=self.workers_started, crashes=self.crashes,

@@ -12,9 +12,11 @@ the graphs out before anything runs; without it they grow batch by batch. A grap
 be created is split into one-node graphs, so each case gets its own verdict.
 
 Memory: under Wine and lavapipe every DirectML session keeps about 1.5 GB of shared memory
-until its process exits (destroying the session gives nothing back). The backend learns what a
+until its process exits (destroying the session gives nothing back, "forget" included; the empty
+session the first worker creates to load DirectML.dll costs as much). The backend learns what a
 session costs from the worker's resident size and starts a fresh worker before the next
-sessions would pass the memory budget (60 % of the memory available at start, by default).
+sessions would pass the memory budget: by default 4 GiB for dml-wine (two sessions a worker), or
+60 % of the memory available at start where that is less.
 
 Faults: a worker that dies, hangs past the round trip's time limit, or answers garbage fails
 the cases of that round trip (crash or timeout, with the tail of the worker's log), is killed
@@ -30,7 +32,8 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   startup_timeout=S      seconds for a worker to start and say hello (default 180)
   transport=subprocess|inprocess   (cpu-worker, dml-worker only)
   winedebug=...          WINEDEBUG for the worker (default -all; e.g. err+all)
-  memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable; 0: none)
+  memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable, for dml-wine at most
+                         4096; 0: none)
   session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
   dml_release=VERSION    (dml-wine) another provisioned onnxruntime-directml release, named by its
@@ -65,6 +68,7 @@ DML = "DmlExecutionProvider"
 CPU = ortcommon.CPU
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
+WORKER_MEMORY_MB_WINE = 4096  # dml-wine's default budget for its worker
 MAX_START_FAILURES = 3
 DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
 POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent again
@@ -316,6 +320,9 @@ class WorkerBackend(Backend):
         if budget is None:
             free = available_memory()
             budget = int(free * 0.6) >> 20 if free else 0
+            limit = settings.get("memory_limit_mb")
+            if limit:
+                budget = min(budget, limit) if budget else limit
         self.memory_budget = budget << 20  # 0: no limit
         self._start_failures = 0
         self._channel = None
@@ -788,6 +795,7 @@ def dml_wine(name, options):
     lane, release = wine_lane.for_release(lane, requested)
     settings, provider_options = worker_settings(options)
     settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
+    settings["memory_limit_mb"] = WORKER_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)

@@ -6,12 +6,20 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
 
   {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
   {"op": "run", "cases": [{"id", "op", "dtype", "output_dtype", "shape", "desc", "params", "in_place",
-                            "input": array ref}]}  (desc and params: conformance/dmldirect/layout.py)
-                    -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}]}
+                            "input": array ref, "output_to": offset (optional)}]}
+                    (desc and params: conformance/dmldirect/layout.py)
+                    -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}],
+                        "timings": {"execute", "inputs", "outputs"} (seconds)}
                        status: ok | unsupported (the device refused the description: its HRESULT)
                        | error (anything else, a removed device included: the device is rebuilt)
   {"op": "debug", "action": "remove_device"}  (DMLC_WORKER_TEST_HOOKS=1 only) -> ID3D12Device5::RemoveDevice
   {"op": "exit"}
+
+An array reference names a buffer of the frame, or an offset in the memory the harness shares
+with the worker (conformance.worker.shared; {"shared": offset}), or, for an input, the float32 bit
+patterns it holds ({"bit_patterns": [first, step]}: conformance.inputs.bit_patterns makes them
+here, as the harness does for its own copy). "output_to" asks for the output in the shared memory
+at that offset.
 
 Options come in the hello of the backend's command line (see worker.py): adapter (DXGI index, the
 device_id of ONNX Runtime's provider options), min_feature_level, dll, heap_descriptors, debug.
@@ -37,13 +45,14 @@ def _protocol():
 
 class Engine:
     def __init__(self, adapter=0, min_feature_level="1_0", dll=None, heap_descriptors=4096, debug=False,
-                 test_hooks=None, log=None):
+                 test_hooks=None, log=None, shared=None):
         self.options = {"adapter": None if adapter in (None, "", "default") else int(adapter),
                         "min_feature_level": str(min_feature_level).upper().replace("DML_FEATURE_LEVEL_", "")
                         .replace(".", "_"), "dll": dll, "heap_descriptors": int(heap_descriptors),
                         "debug": bool(debug)}
         self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
         self.log = log or (lambda message: None)
+        self.shared = shared       # conformance.worker.shared.Region, or None
         self.device = None
         self.cache = {}            # description key -> Compiled, or HResultError (a refusal, kept)
         self.operators_compiled = 0
@@ -125,11 +134,14 @@ class Engine:
         out = protocol.Buffers()
         cases = header.get("cases", [])
         results = [None] * len(cases)
-        pending = []  # (index, Compiled, bytes, in_place)
+        pending = []  # (index, Compiled, input bytes or a ctypes view of them, in_place)
+        timings = {"inputs": 0.0}
         started = time.perf_counter()
         for index, case in enumerate(cases):
             try:
-                x = protocol.take(case["input"], buffers)
+                began = time.perf_counter()
+                x, raw = self._input(case["input"], buffers)
+                timings["inputs"] += time.perf_counter() - began
                 description = OperatorDescription.from_case(case)
             except Exception as error:
                 results[index] = {"status": ERROR, "message": f"bad case: {type(error).__name__}: {error}"}
@@ -145,13 +157,31 @@ class Engine:
             if result is not None:
                 results[index] = result
                 continue
-            pending.append((index, compiled, np.ascontiguousarray(x).tobytes(), bool(case.get("in_place"))))
-        compiled_seconds = time.perf_counter() - started
-        self._execute(pending, cases, results, out)
+            pending.append((index, compiled, raw, bool(case.get("in_place"))))
+        compiled_seconds = time.perf_counter() - started - timings["inputs"]
+        self._execute(pending, cases, results, out, timings)
         for index, result in enumerate(results):
             result["id"] = cases[index].get("id")
         return {"op": "run", "results": results, "stats": self.stats(),
-                "compile_seconds": round(compiled_seconds, 6)}, out.items
+                "compile_seconds": round(compiled_seconds, 6),
+                "timings": {k: round(v, 6) for k, v in timings.items()}}, out.items
+
+    def _input(self, reference, buffers):
+        """(x, what device.execute copies from: bytes, or a ctypes view of x's own memory)."""
+        if "bit_patterns" in reference:
+            from conformance.inputs import bit_patterns
+            first, step = (int(n) for n in reference["bit_patterns"])
+            shape = tuple(int(n) for n in reference["shape"])
+            x = bit_patterns(first, step, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        elif "shared" in reference:
+            if self.shared is None:
+                raise ValueError("the input lies in shared memory, which this worker has not mapped")
+            x = self.shared.array(reference)
+        else:
+            x = _protocol().take(reference, buffers)
+            return x, np.ascontiguousarray(x).tobytes()
+        import ctypes
+        return x, (ctypes.c_char * x.nbytes).from_buffer(x) if x.nbytes else b""
 
     def _compiled(self, description):
         """(Compiled, None), or (None, result) where the device refused the description."""
@@ -194,11 +224,14 @@ class Engine:
         return {"status": ERROR, "fields": fields,
                 "message": "DirectML accepted a size-0 dimension, which DML_BUFFER_TENSOR_DESC documents as invalid"}
 
-    def _execute(self, pending, cases, results, out):
+    def _execute(self, pending, cases, results, out, timings=None):
         if not pending:
             return
+        timings = {} if timings is None else timings
         try:
+            began = time.perf_counter()
             outputs = self.device.execute([(c, data, in_place) for _, c, data, in_place in pending])
+            timings["execute"] = timings.get("execute", 0.0) + time.perf_counter() - began
         except HResultError as error:
             if not error.device_lost:
                 for index, _, _, _ in pending:
@@ -219,7 +252,7 @@ class Engine:
                 if result is not None:
                     results[index] = result
                     continue
-                self._execute([(index, compiled, data, in_place)], cases, results, out)
+                self._execute([(index, compiled, data, in_place)], cases, results, out, timings)
             return
         except Exception as error:
             text = f"{type(error).__name__}: {error}"
@@ -227,11 +260,15 @@ class Engine:
             for index, _, _, _ in pending:
                 results[index] = {"status": ERROR, "message": f"execution failed: {text}"}
             return
+        began = time.perf_counter()
         for (index, compiled, _, _), raw in zip(pending, outputs):
             case = cases[index]
             count = int(np.prod(case["shape"], dtype=np.int64))
             y = np.frombuffer(raw, dtype=compiled.output_dtype, count=count).reshape(case["shape"])
-            results[index] = {"status": OK, "output": out.put(y), "fields": compiled.fields}
+            where = case.get("output_to")
+            reference = out.put(y) if where is None or self.shared is None else self.shared.put(where, y)
+            results[index] = {"status": OK, "output": reference, "fields": compiled.fields}
+        timings["outputs"] = timings.get("outputs", 0.0) + time.perf_counter() - began
 
 
 def _loaded_directml():

@@ -2,6 +2,7 @@
 
     python.exe Z:/.../conformance/dmldirect/worker.py --connect 127.0.0.1:PORT --token T --log Z:/.../w.log
         [--adapter N] [--min-feature-level 1_0] [--dll PATH] [--heap-descriptors 4096] [--debug-layer]
+        [--shared Z:/dev/shm/.../region --shared-size BYTES]   (memory shared with the harness)
     python.exe .../worker.py --self-check OUT.json [--adapter N] ...   (no socket: the device's hello, JSON out)
 
 The frames (conformance.worker.protocol), the connection, the hello and the serve loop
@@ -32,6 +33,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dll", help="DirectML.dll (default: the one in the onnxruntime-directml wheel)")
     parser.add_argument("--heap-descriptors", type=int, default=4096)
     parser.add_argument("--debug-layer", action="store_true", help="DML_CREATE_DEVICE_FLAG_DEBUG")
+    parser.add_argument("--shared", help="a file the harness maps too (conformance.worker.shared)")
+    parser.add_argument("--shared-size", type=int, default=0)
     args = parser.parse_args(argv)
     log = open_log(args.log)
 
@@ -47,12 +50,25 @@ def main(argv=None) -> int:
 
     def make_engine():
         from conformance.dmldirect.service import Engine
-        engine = Engine(**options)
-        return engine, engine.hello()
+        region, shared = _map_shared(args.shared, args.shared_size)
+        engine = Engine(**options, shared=region)
+        return engine, dict(engine.hello(), shared=shared)
 
     return connect_and_serve(args, make_engine, log, kind="dml-direct", ready=lambda hello: (
         f"dml-direct worker ready: {hello['directml_dll']} ({hello.get('directml_dll_version')}), "
         f"feature level {hello['feature_level_max']}, adapter {hello.get('adapter')}"))
+
+
+def _map_shared(path, size):
+    """(Region or None, what the hello says of it): the harness falls back to the socket when the
+    worker could not map the file."""
+    if not path:
+        return None, {"mapped": False, "why": "not offered"}
+    try:
+        from conformance.worker.shared import Region
+        return Region(path, size), {"mapped": True, "size": size}
+    except (OSError, ValueError) as error:
+        return None, {"mapped": False, "why": f"{type(error).__name__}: {error}"}
 
 
 def _self_check(path, options) -> int:

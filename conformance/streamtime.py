@@ -1,0 +1,84 @@
+"""A streamed case's pipeline and where its time goes (conformance.runner._run_streamed).
+
+Chunk k is verified (fast.Verifier, over its threads) while the backend runs chunk k + 1: one
+background thread waits on each chunk's verification in turn, which times it; the runner waits for
+chunk k's verification before it hands chunk k + 1 over, so the tally adds the chunks in order,
+whatever the thread count. The summary says, per chunk (median) and in all: making the input, the
+backend's round trip (for a worker backend also the worker's own parts: `execute`, the device's
+upload, dispatch and readback; `inputs`/`outputs`, the worker's copies; the rest is the transfer),
+the verification, and how long the backend side waited for the verification.
+"""
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+class Pipeline:
+    def __init__(self, verifier, backend):
+        self.verifier, self.backend = verifier, backend
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="verify-chunk")
+        self._pending = None
+        self.times = {"input": [], "round_trip": [], "verify": [], "waited": []}
+        self.worker = {}  # the backend's last_timing parts, per chunk
+        self.elements = 0
+        self.started = time.perf_counter()
+
+    def timed_chunks(self, pieces):
+        """pieces (offset, x), timing how long each took to make."""
+        while True:
+            began = time.perf_counter()
+            try:
+                offset, x = next(pieces)
+            except StopIteration:
+                return
+            self.times["input"].append(time.perf_counter() - began)
+            self.elements += x.size
+            yield offset, x
+
+    def ran(self, seconds: float):
+        self.times["round_trip"].append(seconds)
+        for key, value in (getattr(self.backend, "last_timing", None) or {}).items():
+            if isinstance(value, (int, float)):
+                self.worker.setdefault(key, []).append(float(value))
+
+    def submit(self, tally, case, x, actual, offset):
+        self.wait()
+        verifier = self.verifier
+
+        def verify():
+            began = time.perf_counter()
+            verifier.submit(tally, case, x, actual, offset)()
+            return time.perf_counter() - began
+        self._pending = self._thread.submit(verify)
+
+    def wait(self):
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            began = time.perf_counter()
+            seconds = pending.result()
+            self.times["waited"].append(time.perf_counter() - began)
+            self.times["verify"].append(seconds)
+
+    def close(self):
+        try:
+            self.wait()
+        finally:
+            self._thread.shutdown(wait=True)
+
+    def summary(self, name: str) -> str:
+        def ms(values):
+            return f"{statistics.median(values) * 1e3:.1f}" if values else "-"
+        chunks = len(self.times["round_trip"])
+        wall = time.perf_counter() - self.started
+        worker = self.worker
+        parts = ""
+        if worker.get("execute"):
+            transfer = [r - w for r, w in zip(worker["round_trip"], worker.get("worker") or [])]
+            parts = (f" [worker: execute {ms(worker['execute'])} (upload, dispatch, readback), inputs "
+                     f"{ms(worker.get('inputs'))}, outputs {ms(worker.get('outputs'))}; transfer {ms(transfer)}]")
+        jobs = getattr(self.verifier, "jobs", "?")
+        return (f"stream {name}: {chunks} chunk(s), {self.elements:,} elements in {wall:.1f} s "
+                f"({self.elements / max(wall, 1e-9) / 1e6:,.0f} M/s); per chunk, median ms: input {ms(self.times['input'])}, "
+                f"backend {ms(self.times['round_trip'])}{parts}, verification {ms(self.times['verify'])} "
+                f"on {jobs} thread(s), backend waited for it {ms(self.times['waited'])}; in all: backend "
+                f"{sum(self.times['round_trip']):.1f} s, verification {sum(self.times['verify']):.1f} s")
