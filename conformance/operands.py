@@ -45,4 +45,12 @@ def element(x, position, jsonable):
     return jsonable(x[position])
 
 
-__all__ = ["several", "flat", "take", "subnormal", "flushed", "element"]
+
+
+
+def size(x) -> int:
+    """Elements of the output x makes (several inputs: of their broadcast shape)."""
+    if several(x):
+        return int(np.prod(np.broadcast_shapes(*(np.shape(v) for v in x)), dtype=np.int64))
+    return int(np.asarray(x).size)
+__all__ = ["several", "flat", "take", "subnormal", "flushed", "element", "size"]

@@ -50,12 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from conformance import dml_releases
+from conformance import dml_releases, operands
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option)
 from conformance.backends.ort import OrtBackend, _classify, multi_node_model
-from conformance.onnx_models import as_directml
+from conformance.onnx_models import as_directml, feeds
 # The lane and the worker processes are shared with dml-direct (wine_lane); lane_homes is
 # named here for the callers that ask this module.
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane, lane_homes  # noqa: F401
@@ -555,10 +555,10 @@ class WorkerBackend(Backend):
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
             queues = {}
             for entry in entries:
-                if entry[2].size == 0:
+                if operands.size(entry[2]) == 0:
                     # An empty tensor runs alone: under DirectML it garbles the outputs of the other
                     # nodes of the same run (docs/dml-wine.md, "Other findings").
-                    runs.append({"session": graph_key, "feeds": {f"x{entry[1]}": buffers.put(entry[2])},
+                    runs.append({"session": graph_key, "feeds": _put(graph.nodes[entry[1]], entry[2], entry[1], buffers),
                                  "fetch": [f"y{entry[1]}"]})
                     run_cases.append((graph_key, [entry]))
                     continue
@@ -567,7 +567,8 @@ class WorkerBackend(Backend):
                 chosen = [queue.pop(0) for queue in queues.values()]
                 queues = {index: queue for index, queue in queues.items() if queue}
                 runs.append({"session": graph_key,
-                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
+                             "feeds": {k: v for _, index, x in chosen
+                                       for k, v in _put(graph.nodes[index], x, index, buffers).items()},
                              "fetch": [f"y{index}" for _, index, _ in chosen]})
                 run_cases.append((graph_key, chosen))
         self.round_trips += 1
@@ -849,3 +850,8 @@ def _dml_worker_available():
 
 
 dml_worker.available = _dml_worker_available
+
+
+def _put(node, x, index, buffers) -> dict:
+    """The feeds of node index (its input, or each of several) as array references in buffers."""
+    return {name: buffers.put(value) for name, value in feeds(node, x, f"x{index}").items()}

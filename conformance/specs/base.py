@@ -42,6 +42,9 @@ class OnnxNode:
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
     domain: str = ""  # "" for ONNX itself, e.g. "com.microsoft" for ONNX Runtime's contrib operators
     output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+    # Several inputs: each graph input's numpy type, in the page's order (set by the backends from the
+    # spec's inputs; empty: one input of the case's type)
+    input_types: tuple = ()
 
 
 @dataclass(frozen=True)
