@@ -314,7 +314,9 @@ class DmlDirectBackend(Backend):
             try:
                 # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and
                 # an element-wise operator computes a chunk as a tensor of the chunk's shape.
-                request = layout.request(case.op, case.dtype, x.shape, case.params, case.in_place)
+                shape = case.shape if isinstance(x, tuple) else x.shape
+                request = layout.request(case.op, case.dtype, shape, case.params,
+                                         case.in_place and (case.in_place_input or True), case.inputs)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue
@@ -351,7 +353,8 @@ class DmlDirectBackend(Backend):
                 self._failure = Outcome(CRASH, message=f"no dml-direct worker could be restarted: {error}")
                 return None
         buffers = self.protocol.Buffers()
-        cases = [{"id": case.id, **request, "input": buffers.put(x)} for case, x, request in items]
+        cases = [{"id": case.id, **request, "input_arrays": [buffers.put(v) for v in (x if isinstance(x, tuple) else (x,))]}
+                 for case, x, request in items]
         try:
             reply, out = self._request({"op": "run", "cases": cases}, buffers.items, self.options["timeout"])
         except socket.timeout:
