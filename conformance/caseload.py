@@ -402,7 +402,7 @@ def _several_plan(spec, entry, dtype, params) -> dict:
     generators = {n: dict(entry) for n in names}
     if entry.get("cross"):
         plain = {k: v for k, v in entry.items() if k != "cross"}
-        values = inputs.values_for(plain, dtype, spec, params)
+        values = inputs.distinct(inputs.values_for(plain, dtype, spec, params))
         size = inputs.crossing_size(len(values), len(names))
         if size > inputs.MAX_CROSSED:
             raise CaseFileError([f"crossing {inputs.label(plain)} ({len(values)} values) over {len(names)} inputs "

@@ -138,6 +138,12 @@ def crossed(values: np.ndarray, count: int, position: int) -> np.ndarray:
     return np.tile(np.repeat(values, n ** (count - 1 - position)), n ** position)
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """values without repeats (by bit pattern, so -0.0 and +0.0 stay two), in their first order."""
+    _, first = np.unique(np.ascontiguousarray(values).view(f"V{values.dtype.itemsize}"), return_index=True)
+    return values[np.sort(first)]
+
+
 def crossing_size(own_count: int, inputs: int) -> int:
     return own_count ** inputs
 
