@@ -8,6 +8,21 @@ from conformance import inputs
 
 
 @dataclass
+class CaseInput:
+    """One input of a case of an operator with several inputs."""
+    name: str  # the page's name without "Tensor": A, B, Condition
+    dtype: str
+    shape: tuple  # its own shape: the case's, with 1 in each broadcast dimension
+    generator: dict
+    broadcast: tuple = ()  # the output dimensions it is broadcast along (zero strides on dml-direct)
+    own_values: object = field(default=None, repr=False)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape),
+                "generator": self.generator, "broadcast": list(self.broadcast)}
+
+
+@dataclass
 class Case:
     id: str
     op: str
@@ -24,6 +39,9 @@ class Case:
     global_seed: int = 0
     own_values: object = field(default=None, repr=False)  # generator's values, if it has its own
     smoke: bool = False  # its case file's `smoke` selects it (the CI smoke suite)
+    # Several inputs: CaseInput per input in the page's order (empty: one input, made from generator)
+    inputs: tuple = ()
+    in_place_input: str | None = None  # several inputs, in place: the input the output aliases
 
     @property
     def rank(self) -> int:
@@ -38,7 +56,15 @@ class Case:
         """Stable per case: the same id and global seed give the same inputs anywhere."""
         return zlib.crc32(f"{self.global_seed}:{self.id}".encode())
 
-    def make_input(self) -> np.ndarray:
+    @property
+    def several(self) -> bool:
+        return bool(self.inputs)
+
+    def make_input(self):
+        """The input tensor, or for several inputs a tuple of them in the page's order."""
+        if self.inputs:
+            return tuple(inputs.fill_input(i.generator, i.dtype, i.shape, inputs.input_seed(self.seed, i.name),
+                                           i.own_values) for i in self.inputs)
         return inputs.fill(self.generator, self.dtype, self.shape, self.seed, self.own_values)
 
     def oracle_params(self) -> dict:
@@ -49,4 +75,6 @@ class Case:
                 "rank": self.rank, "params": self.params, "generator": self.generator,
                 "feature_level": self.required_level, "tolerance": self.tolerance,
                 "flush_allowed": self.flush_allowed, "nan_rule": self.nan_rule,
-                "in_place": self.in_place, "seed": self.seed, "source": self.source}
+                "in_place": self.in_place, "seed": self.seed, "source": self.source,
+                **({"inputs": [i.describe() for i in self.inputs], "in_place_input": self.in_place_input}
+                   if self.inputs else {})}

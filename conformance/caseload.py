@@ -241,8 +241,55 @@ def _check_group(spec, group, at, where, max_elements) -> list:
             wanted = _wanted(parameter, value)
             if wanted:
                 problems.append(f"{where(*at, 'params', name)}{name} must be {wanted}, not {value!r}")
-    for i, generator in enumerate(group["inputs"]):
-        problems += _check_generator(generator, group["dtypes"], where(*at, "inputs", i))
+    for i, entry in enumerate(group["inputs"]):
+        for name, generator in (entry["each"].items() if "each" in entry else [(None, entry)]):
+            here = where(*at, "inputs", i, *(("each", name) if name else ()))
+            problems += _check_generator(generator, group["dtypes"], here)
+            problems += _check_several(spec, name, generator, here)
+    problems += _check_broadcast(spec, group, at, where)
+    in_place = group.get("in_place", False)
+    if isinstance(in_place, str):
+        chosen = spec.input(in_place)
+        if chosen is None or not chosen.aliases_output:
+            problems.append(f"{where(*at, 'in_place')}{spec.name}'s output may alias "
+                            f"{', '.join(i.short for i in spec.inputs if i.aliases_output) or 'no input'}, "
+                            f"not {in_place!r}")
+    return problems
+
+
+def _check_several(spec, name, generator, where) -> list:
+    """What several inputs ask of an input entry (each, cross) and refuse (streamed generators)."""
+    if not spec.several_inputs:
+        if name or generator.get("cross"):
+            return [f"{where}{spec.name} has one input: 'each' and 'cross' are for operators of several"]
+        return []
+    problems = []
+    if name and spec.input(name) is None:
+        problems.append(f"{where}{spec.name} has no input {name!r}; its inputs are "
+                        f"{', '.join(i.short for i in spec.inputs)}")
+    if inputs.streamed(generator):
+        problems.append(f"{where}{inputs.label(generator)} is streamed, and an operator of several inputs "
+                        "is not: use a sweep of its own")
+    if generator.get("cross") and generator["kind"] in ("uniform",):
+        problems.append(f"{where}cross needs a generator with its own values (specials, values, sweep, "
+                        "integer_extremes), not uniform")
+    return problems
+
+
+def _broadcasts(group) -> list:
+    value = group.get("broadcast")
+    return [{}] if value is None else value if isinstance(value, list) else [value]
+
+
+def _check_broadcast(spec, group, at, where) -> list:
+    problems = []
+    for variant in _broadcasts(group):
+        for name in variant:
+            chosen = spec.input(name)
+            if chosen is None or not chosen.broadcast or not spec.several_inputs:
+                allowed = [i.short for i in spec.inputs if i.broadcast] if spec.several_inputs else []
+                problems.append(f"{where(*at, 'broadcast')}{spec.name} may broadcast "
+                                f"{', '.join(allowed) or 'no input'}, not {name!r}")
     return problems
 
 
@@ -295,18 +342,26 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     nan_rule = group.get("nan_rule", data.get("nan_rule", "d3d"))
     in_place = bool(group.get("in_place", False))
     cases = []
-    for dtype, shape_entry, combo, generator in itertools.product(
-            group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"]):
+    for dtype, shape_entry, combo, generator, broadcast in itertools.product(
+            group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
         chosen = dict(zip(names, combo))
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
-        own = inputs.values_for(generator, dtype, spec, full)
-        natural = inputs.natural_count(generator, own)
+        source = f"{path}:{_line(lines, at)}"
+        if spec.several_inputs:
+            try:
+                plan = _several_plan(spec, generator, dtype, full)
+            except CaseFileError as error:
+                problems += [f"{where(*at, 'inputs')}{p}" for p in error.problems]
+                continue
+            own, natural, label = None, plan["natural"], plan["label"]
+        else:
+            own = inputs.values_for(generator, dtype, spec, full)
+            natural, label = inputs.natural_count(generator, own), inputs.label(generator)
         shape, from_generator = _shape(shape_entry, natural)
         rank = len(shape)
         level = spec.required_level(dtype, rank, full)
-        source = f"{path}:{_line(lines, at)}"
         if level is None:
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
             continue
@@ -327,7 +382,15 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
                             f"generator {inputs.label(generator)} has {len(own)} values; "
                             "use a larger shape, 'auto' or {rank: R}")
             continue
-        case_id = _case_id(spec, dtype, shape, from_generator, chosen, generator, in_place)
+        several, in_place_input = (), None
+        if spec.several_inputs:
+            try:
+                several = _case_inputs(spec, plan, dtype, shape, broadcast)
+                in_place_input = _aliased(spec, group.get("in_place"), broadcast) if in_place else None
+            except CaseFileError as error:
+                problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
+                continue
+        case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input)
         if case_id in ids:
             problems.append(f"{source}: duplicate case id {case_id} (also {ids[case_id]})")
             continue
@@ -338,8 +401,72 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             tolerance=_tolerance(tolerance_override, spec, dtype,
                                  group.get("tolerance", data.get("tolerance"))),
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
-            in_place=in_place, source=source, global_seed=global_seed, own_values=own))
+            in_place=in_place, source=source, global_seed=global_seed, own_values=own,
+            inputs=several, in_place_input=in_place_input))
     return cases
+
+
+def _several_plan(spec, entry, dtype, params) -> dict:
+    """An input entry of an operator with several inputs -> each input's generator and own values,
+    the natural length of an "auto" shape, and the label; a crossing past MAX_CROSSED is refused."""
+    names = [i.short for i in spec.inputs]
+    if "each" in entry:
+        given = {spec.input(name).short: generator for name, generator in entry["each"].items()}
+        missing = [n for n in names if n not in given]
+        if missing:
+            raise CaseFileError([f"each names no generator for {', '.join(missing)} "
+                                 f"({spec.name}'s inputs are {', '.join(names)})"])
+        generators = {n: given[n] for n in names}
+        own = {i.short: inputs.values_for(generators[i.short], i.data_type(dtype), spec, params) for i in spec.inputs}
+        natural = max(inputs.natural_count(generators[n], own[n]) for n in names)
+        return {"generators": generators, "own": own, "natural": natural,
+                "label": entry.get("label") or inputs.several_label(generators)}
+    generators = {n: dict(entry) for n in names}
+    if entry.get("cross"):
+        plain = {k: v for k, v in entry.items() if k != "cross"}
+        values = inputs.distinct(inputs.values_for(plain, dtype, spec, params))
+        size = inputs.crossing_size(len(values), len(names))
+        if size > inputs.MAX_CROSSED:
+            raise CaseFileError([f"crossing {inputs.label(plain)} ({len(values)} values) over {len(names)} inputs "
+                                 f"makes {size} elements, above {inputs.MAX_CROSSED}: an exhaustive crossing is "
+                                 "a sweep of its own, not a case"])
+        own = {n: inputs.crossed(values, len(names), k) for k, n in enumerate(names)}
+        return {"generators": generators, "own": own, "natural": size, "label": inputs.label(entry)}
+    own = {i.short: inputs.values_for(entry, i.data_type(dtype), spec, params) for i in spec.inputs}
+    natural = max(inputs.natural_count(entry, own[n]) for n in names)
+    return {"generators": generators, "own": own, "natural": natural, "label": inputs.label(entry)}
+
+
+def _case_inputs(spec, plan, dtype, shape, broadcast) -> tuple:
+    from conformance.case import CaseInput
+    result = []
+    for given in spec.inputs:
+        dims = next((tuple(sorted(set(d))) for name, d in broadcast.items() if spec.input(name) is given), ())
+        if any(d >= len(shape) for d in dims):
+            raise CaseFileError([f"broadcast {given.short} along {list(dims)}: the shape {list(shape)} has "
+                                 f"{len(shape)} dimensions"])
+        own_shape = tuple(1 if d in dims else n for d, n in enumerate(shape))
+        own, count = plan["own"][given.short], int(np.prod(shape, dtype=np.int64))
+        if not dims and own is not None and 0 < count < len(own):
+            raise CaseFileError([f"shape {list(shape)} holds {count} elements but input {given.short}'s generator "
+                                 f"has {len(own)} values; use a larger shape, 'auto' or {{rank: R}}"])
+        result.append(CaseInput(given.short, given.data_type(dtype), own_shape, plan["generators"][given.short],
+                                dims, plan["own"][given.short]))
+    return tuple(result)
+
+
+def _aliased(spec, asked, broadcast) -> str:
+    """The input a several-input case's output aliases: the one named, or the first that may."""
+    broadcast_names = {spec.input(n).short for n in broadcast}
+    if isinstance(asked, str):
+        chosen = spec.input(asked)
+        if chosen.short in broadcast_names:
+            raise CaseFileError([f"in_place {chosen.short}: the output cannot alias a broadcast input"])
+        return chosen.short
+    for given in spec.inputs:
+        if given.aliases_output and given.short not in broadcast_names:
+            return given.short
+    raise CaseFileError(["in_place: every input the output may alias is broadcast"])
 
 
 def _shape(entry, natural):
@@ -363,7 +490,8 @@ def _tolerance(override, spec, dtype, from_file) -> int:
     return spec.tolerance(dtype)
 
 
-def _case_id(spec, dtype, shape, from_generator, params, generator, in_place) -> str:
+def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadcast=None,
+             in_place_input=None) -> str:
     rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
     parts = []
     for name, value in params.items():
@@ -371,8 +499,13 @@ def _case_id(spec, dtype, shape, from_generator, params, generator, in_place) ->
             parts.append(f"Scale={_fmt(value['Scale'])},Bias={_fmt(value['Bias'])}")
         elif value is not None:
             parts.append(f"{name}={_fmt(value)}")
-    text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", inputs.label(generator)])
-    return text + ("/in-place" if in_place else "")
+    text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", label])
+    if broadcast:
+        text += "/broadcast[" + ";".join(f"{spec.input(n).short}:{','.join(map(str, sorted(set(d))))}"
+                                         for n, d in broadcast.items()) + "]"
+    if in_place:
+        text += f"/in-place[{in_place_input}]" if in_place_input else "/in-place"
+    return text
 
 
 def _fmt(value) -> str:

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from conformance import operands
 from conformance.ulp import fractional_ulp_error, is_subnormal, ulp_distance
 
 WORST_SHOWN = 10
@@ -36,10 +37,12 @@ class Comparison:
 
 def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: int,
             flush_allowed: bool = True, zero_results=None, reference=None, judge=None) -> Comparison:
-    """expected: oracle output in the target type; actual: device output.
+    """x: the input, or a tuple of inputs (several, in the page's order, broadcastable to the
+    output); expected: oracle output in the target type; actual: device output.
 
     zero_results: (f(+0), f(-0)) in the target type, used where a flushing
-    device read a subnormal input as zero. reference: the unrounded float64
+    device read a subnormal input as zero; for several inputs a function of the flat inputs giving
+    the oracle's outputs with subnormal inputs flushed (expected.zero_results). reference: the unrounded float64
     oracle value, for the fractional ULP error (reported, not judged). judge: the
     case's judge.d3d.IntervalJudge, for the interval figures (None: not judged).
     """
@@ -59,11 +62,11 @@ def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, re
     if actual.shape != expected.shape:
         return Comparison(expected.size, mismatches=expected.size,
                           problem=f"output shape {actual.shape}, expected {expected.shape}")
-    flat_x, flat_e, flat_a = x.reshape(-1), expected.reshape(-1), actual.reshape(-1)
+    flat_x, flat_e, flat_a = operands.flat(x, expected.shape), expected.reshape(-1), actual.reshape(-1)
     if expected.dtype.kind != "f":
         distance = ulp_distance(flat_e, flat_a)
         bad = distance > tolerance
-        return _summarise(flat_x, flat_e, flat_a, distance, bad, np.zeros_like(bad), 0, x.shape, None,
+        return _summarise(flat_x, flat_e, flat_a, distance, bad, np.zeros_like(bad), 0, expected.shape, None,
                           ulp_histogram(distance, np.zeros_like(bad), np.zeros_like(bad)))
 
     e_nan, a_nan = np.isnan(flat_e), np.isnan(flat_a)
@@ -81,7 +84,7 @@ def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, re
         finite = np.isfinite(error) & ~flushed
         fractional = float(error[finite].max()) if finite.any() else 0.0
     return _summarise(flat_x, flat_e, flat_a, np.where(flushed, 0, distance), bad, nan_mismatch,
-                      int(flushed.sum()), x.shape, fractional, ulp_histogram(distance, nan_mismatch, flushed))
+                      int(flushed.sum()), expected.shape, fractional, ulp_histogram(distance, nan_mismatch, flushed))
 
 
 _POWERS_OF_TWO = np.array([1 << k for k in range(63)], dtype=np.int64)
@@ -127,14 +130,14 @@ def empty_interval_summary() -> dict:
 def interval_summary(judge, x, expected, actual, reference=None) -> dict:
     """The d3d figures of flat-able x/expected/actual: the elements that differ from the exactly
     rounded value are judged against their intervals (an identical element is inside)."""
-    shape = x.shape
-    flat_x, flat_e, flat_a = x.reshape(-1), expected.reshape(-1), actual.reshape(-1)
+    shape = expected.shape
+    flat_x, flat_e, flat_a = operands.flat(x, shape), expected.reshape(-1), actual.reshape(-1)
     where = np.flatnonzero(differing(flat_e, flat_a))
     summary = empty_interval_summary()
     if not where.size:
         return summary
     ref = flat_e[where] if reference is None else np.asarray(reference).reshape(-1)[where]
-    verdicts = judge.elements(flat_x[where], flat_e[where], flat_a[where], ref)
+    verdicts = judge.elements(operands.take(flat_x, where), flat_e[where], flat_a[where], ref)
     failed = verdicts.failed
     finite = np.isfinite(verdicts.ratio)
     summary.update(checked=int(where.size), failed=int(failed.sum()), outside=int(verdicts.outside.sum()),
@@ -147,7 +150,7 @@ def interval_summary(judge, x, expected, actual, reference=None) -> dict:
         distance = ulp_distance(flat_e[where[order]], flat_a[where[order]])
         summary["worst"] = [
             {"index": [int(i) for i in np.unravel_index(where[k], shape)] if shape else [],
-             "input": _jsonable(flat_x[where[k]]), "expected": _jsonable(flat_e[where[k]]),
+             "input": operands.element(flat_x, where[k], _jsonable), "expected": _jsonable(flat_e[where[k]]),
              "actual": _jsonable(flat_a[where[k]]), "lo": _jsonable(verdicts.lo[k]),
              "hi": _jsonable(verdicts.hi[k]), "ratio": _jsonable(verdicts.ratio[k]),
              "rule": RULES[verdicts.semantic[k]] or "outside",
@@ -160,9 +163,9 @@ def with_bounds(worst: list, judge, x, expected):
     """Add each worst element's interval [lo, hi] (computed for those few elements)."""
     if not worst:
         return
-    shape = x.shape
+    shape = expected.shape
     flat = [int(np.ravel_multi_index(item["index"], shape)) if shape else 0 for item in worst]
-    lo, hi, num, _ = judge.bounds(x.reshape(-1)[flat], expected.reshape(-1)[flat])
+    lo, hi, num, _ = judge.bounds(operands.take(operands.flat(x, shape), flat), expected.reshape(-1)[flat])
     for item, low, high, has in zip(worst, lo, hi, num):
         item["lo"], item["hi"] = (_jsonable(low), _jsonable(high)) if has else (None, None)
 
@@ -171,9 +174,11 @@ def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
     """Direct3D may flush subnormals to sign-preserved zero, on input and on output."""
     output_flush = is_subnormal(expected) & (actual == 0)
     input_flush = np.zeros(expected.shape, dtype=bool)
-    if zero_results is not None and x.dtype.kind == "f":
-        subnormal_in = is_subnormal(x)
+    if zero_results is not None:
+        subnormal_in = operands.subnormal(x)
         if subnormal_in.any():
+            if callable(zero_results):  # several inputs: the oracle on the flushed inputs
+                zero_results = zero_results(x)
             for f_zero in zero_results:
                 f_zero = np.asarray(f_zero, dtype=expected.dtype)
                 candidate = np.broadcast_to(f_zero, expected.shape)
@@ -202,7 +207,7 @@ def _summarise(x, expected, actual, distance, bad, nan_mismatch, flushed, shape,
 
 def _element(position, x, expected, actual, distance, nan_mismatch, shape):
     return {"index": [int(i) for i in np.unravel_index(position, shape)] if shape else [],
-            "input": _jsonable(x[position]), "expected": _jsonable(expected[position]),
+            "input": operands.element(x, position, _jsonable), "expected": _jsonable(expected[position]),
             "actual": _jsonable(actual[position]),
             "ulp": "nan" if nan_mismatch[position] else int(distance[position])}
 

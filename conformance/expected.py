@@ -1,5 +1,6 @@
 """What the oracle says a case's output must be, in the forms the comparison takes."""
 import functools
+import itertools
 import json
 
 import numpy as np
@@ -15,11 +16,26 @@ def expected_and_reference(case, x):
 
 def zero_results(case):
     """(f(+0), f(-0)) in the output type, for a device that flushes subnormal inputs; None for
-    integer inputs."""
+    integer inputs. Several inputs: a function of the flat inputs giving the oracle's outputs with
+    the subnormals of each non-empty set of float inputs flushed (flushed_results)."""
+    if case.several:
+        if not any(np.dtype(i.dtype).kind == "f" for i in case.inputs):
+            return None
+        return functools.partial(flushed_results, case.op, case.dtype, json.dumps(case.oracle_params()))
     if np.dtype(case.dtype).kind != "f":
         return None
     signed_zeros = np.array([0.0, -0.0], dtype=case.dtype)
     return tuple(oracle.evaluate(case.op, signed_zeros, case.dtype, **case.oracle_params()))
+
+
+def flushed_results(op, dtype, params_json, flat_x) -> list:
+    """The oracle on flat several inputs with subnormals flushed to sign-preserved zero: in every
+    input, and in each other non-empty set of them (a device flushes on each input's load)."""
+    from conformance import operands
+    params = json.loads(params_json)
+    numbered = range(len(flat_x))
+    return [oracle.evaluate(op, operands.flushed(flat_x, set(which)), dtype, **params)
+            for size in range(len(flat_x), 0, -1) for which in itertools.combinations(numbered, size)]
 
 
 def expected_for(case, x):

@@ -57,7 +57,7 @@ def elementwise(case) -> bool:
     """Only an operator whose output element depends on its input element alone (its spec's
     `elementwise`), with an output of its input's type, may be chunked, grouped or tabulated."""
     spec = specs.get(case.op)
-    return spec.elementwise and spec.output_dtype(case.dtype) == case.dtype
+    return spec.elementwise and spec.output_dtype(case.dtype) == case.dtype and not spec.several_inputs
 
 
 def usable_cpus() -> int:
@@ -342,11 +342,13 @@ class Verifier:
         return n >= KERNEL_CASE_MIN or self._plain_elements >= KERNEL_RUN_MIN
 
     def _takes_small_path(self, case, x) -> bool:
-        return self.fast and 0 < x.size <= SMALL and elementwise(case) and (
+        return self.fast and elementwise(case) and 0 < x.size <= SMALL and (
             case.dtype not in _FLOATS or self.kernel == "never"
             or (self.kernel == "auto" and not fast_kernels.loaded()))
 
     def check(self, case, x, actual) -> Comparison:
+        if isinstance(x, tuple):  # several inputs: the plain path
+            return self._plain(case, x, actual)
         x = np.asarray(x)
         if self._takes_small_path(case, x):
             return self._small(case, x, actual)
@@ -367,7 +369,7 @@ class Verifier:
         results = [None] * len(items)
         groups = {}
         for number, (case, x, actual) in enumerate(items):
-            x = np.asarray(x)
+            x = x if isinstance(x, tuple) else np.asarray(x)
             if (self._takes_small_path(case, x) and isinstance(actual, np.ndarray)
                     and actual.dtype == x.dtype == case.dtype and actual.shape == x.shape):
                 groups.setdefault(self._key(case), []).append(number)

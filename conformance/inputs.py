@@ -9,6 +9,7 @@ stop (default: all 2**32). It is *streamed*: the runner asks chunks() for it a
 few million elements at a time and never holds the whole tensor.
 """
 import math
+import zlib
 
 import numpy as np
 
@@ -24,7 +25,7 @@ UNIFORM_RANGE = (-10.0, 10.0)  # uniform's low and high where a case file gives 
 
 
 def streamed(generator: dict) -> bool:
-    return generator["kind"] in STREAMED
+    return generator.get("kind") in STREAMED
 
 
 def bit_range(generator: dict) -> range:
@@ -130,6 +131,46 @@ def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np
     return rng.integers(low, high, size=shape, dtype=target, endpoint=True)
 
 
+# -- several inputs ---------------------------------------------------------------------------------
+# A case of an operator with several inputs has one generator for all its inputs (each input with
+# its own seed), one per input ({"each": {"A": generator, "B": generator}}), or one whose values
+# are crossed ({"kind": "specials", "cross": true}: every pair of values).
+MAX_CROSSED = 1 << 22  # elements of a crossing; more (float16 x float16 = 2^32) only as a streamed sweep
+
+
+def input_seed(case_seed: int, name: str) -> int:
+    """Each input's own seed, derived from the case's (the same id and global seed, the same inputs)."""
+    return zlib.crc32(f"{case_seed}:{name}".encode())
+
+
+def crossed(values: np.ndarray, count: int, position: int) -> np.ndarray:
+    """Input `position` of `count` inputs whose values run over every combination of values (the
+    first input slowest): with values v and two inputs, A = v0 v0 .. v1 v1 .., B = v0 v1 .. v0 v1 .."""
+    n = len(values)
+    return np.tile(np.repeat(values, n ** (count - 1 - position)), n ** position)
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """values without repeats (by bit pattern, so -0.0 and +0.0 stay two), in their first order."""
+    _, first = np.unique(np.ascontiguousarray(values).view(f"V{values.dtype.itemsize}"), return_index=True)
+    return values[np.sort(first)]
+
+
+def crossing_size(own_count: int, inputs: int) -> int:
+    return own_count ** inputs
+
+
+def several_label(generators: dict) -> str:
+    return ",".join(f"{name}={label(generator)}" for name, generator in generators.items())
+
+
+def fill_input(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np.ndarray:
+    """One input of several: fill() without the streamed kinds (several inputs are never streamed)."""
+    if streamed(generator):
+        raise ValueError(f"{label(generator)} streams one input; an operator of several inputs cannot")
+    return fill(generator, dtype, shape, seed, own_values)
+
+
 def _to_type(values, dtype: str) -> np.ndarray:
     target = np.dtype(dtype)
     if target.kind == "f":
@@ -148,6 +189,8 @@ def label(generator: dict) -> str:
     if "label" in generator:
         return str(generator["label"])
     kind = generator["kind"]
+    if generator.get("cross"):
+        return f"crossed[{label({k: v for k, v in generator.items() if k != 'cross'})}]"
     if kind == "uniform":
         low, high = uniform_range(generator)
         return f"uniform[{_num(low)},{_num(high)}]"
@@ -165,4 +208,5 @@ def _num(value) -> str:
 
 
 __all__ = ["KINDS", "STREAMED", "UNIFORM_RANGE", "values_for", "fill", "label", "streamed", "chunks",
-           "bit_range", "natural_count", "uniform_range"]
+           "bit_range", "natural_count", "uniform_range", "input_seed", "crossed", "fill_input", "several_label",
+           "MAX_CROSSED"]

@@ -48,14 +48,39 @@ def as_directml(output):
     return output.view(np.uint8) if isinstance(output, np.ndarray) and output.dtype == np.bool_ else output
 
 
+def with_inputs(node, spec, dtype: str):
+    """node with the graph input types of spec's inputs for a case of dtype (several inputs)."""
+    if not spec.several_inputs:
+        return node
+    from dataclasses import replace
+    return replace(node, input_types=tuple(i.data_type(dtype) for i in spec.inputs))
+
+
+def input_names(node, prefix: str = "x") -> list:
+    """The graph inputs of a node: prefix, then prefix_1, prefix_2, ... for its further inputs."""
+    return [prefix] + [f"{prefix}_{i}" for i in range(1, len(node.input_types))]
+
+
+def input_infos(node, dtype: str, prefix: str = "x") -> list:
+    types = node.input_types or (dtype,)
+    return [helper.make_tensor_value_info(name, tensor_type(t), None)
+            for name, t in zip(input_names(node, prefix), types)]
+
+
+def feeds(node, x, prefix: str = "x") -> dict:
+    """The feeds of a node's inputs: x, or a tuple of several inputs (ONNX broadcasts them)."""
+    return dict(zip(input_names(node, prefix), x if isinstance(x, tuple) else (x,)))
+
+
 def single_node_model(node, dtype: str) -> bytes:
-    """node: specs.base.OnnxNode. Input 'x' of the case's data type and output 'y' of node's output
-    type, any shape."""
+    """node: specs.base.OnnxNode. Input 'x' of the case's data type (several inputs: x, x_1, ...) and
+    output 'y' of node's output type, any shape."""
     initializers = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                     for i, value in enumerate(node.constant_inputs)]
-    graph = helper.make_graph([onnx_node(node, ["x"] + [t.name for t in initializers], ["y"], f"{node.op_type}_0")],
+    graph = helper.make_graph([onnx_node(node, input_names(node) + [t.name for t in initializers], ["y"],
+                                         f"{node.op_type}_0")],
                               "conformance",
-                              [helper.make_tensor_value_info("x", tensor_type(dtype), None)],
+                              input_infos(node, dtype),
                               [helper.make_tensor_value_info("y", output_type(node, dtype), None)],
                               initializer=initializers)
     model = helper.make_model(graph, opset_imports=opset_imports([node]),
@@ -63,4 +88,4 @@ def single_node_model(node, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports"]
+__all__ = ["single_node_model", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports"]

@@ -7,7 +7,7 @@ import numpy as np
 
 import oracle
 from conformance import specs
-from conformance.onnx_models import single_node_model
+from conformance.onnx_models import single_node_model, with_inputs
 from conformance.results import write_report
 from conformance.specs.base import NotReachable
 
@@ -15,14 +15,17 @@ from conformance.specs.base import NotReachable
 def save_case(directory, case, x, outcome) -> str:
     folder = Path(directory) / re.sub(r"[^A-Za-z0-9_.=,+-]+", "_", case.id)
     folder.mkdir(parents=True, exist_ok=True)
-    arrays = {"input": x, "expected": oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())}
+    # several inputs: input_A, input_B, ... (their own shapes; case.json says which are broadcast)
+    given = {f"input_{i.name}": v for i, v in zip(case.inputs, x)} if case.several else {"input": x}
+    arrays = {**given, "expected": oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())}
     if outcome.output is not None:
         arrays["actual"] = np.asarray(outcome.output)
     np.savez(folder / "tensors.npz", **arrays)
     write_report(folder / "case.json", json.dumps(case.describe(), indent=2, default=str))
     try:
-        (folder / "model.onnx").write_bytes(single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params),
-                                                              case.dtype))
+        spec = specs.get(case.op)
+        node = with_inputs(spec.to_onnx(case.dtype, case.params), spec, case.dtype)
+        (folder / "model.onnx").write_bytes(single_node_model(node, case.dtype))
     except NotReachable:
         pass
     return str(folder)

@@ -22,8 +22,17 @@ GENERATOR = {
         "step": {"type": "integer", "minimum": 1, "maximum": 1 << 32},
         "values": {"type": "array", "items": NUMBER, "minItems": 1},
         "label": {"type": "string", "pattern": "^[A-Za-z0-9_.+=,\\-\\[\\]]+$"},
+        "cross": {"type": "boolean"},  # several inputs: every combination of the generator's values
     },
 }
+# Several inputs: one generator per input, by the page's input names (A, B or ATensor, BTensor).
+EACH = {
+    "type": "object", "additionalProperties": False, "required": ["each"],
+    "properties": {"each": {"type": "object", "additionalProperties": GENERATOR, "minProperties": 1},
+                   "label": GENERATOR["properties"]["label"]},
+}
+# Several inputs: input name -> the output dimensions along which it is broadcast (size 1, zero strides).
+BROADCAST = {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}}
 GROUP = {
     "type": "object", "additionalProperties": False, "required": ["dtypes", "shapes", "inputs"],
     "properties": {
@@ -34,11 +43,12 @@ GROUP = {
         "params": {"type": "object",
                    "additionalProperties": {"oneOf": [PARAM_VALUE,
                                                       {"type": "array", "items": PARAM_VALUE, "minItems": 1}]}},
-        "inputs": {"type": "array", "items": GENERATOR, "minItems": 1},
+        "inputs": {"type": "array", "items": {"oneOf": [GENERATOR, EACH]}, "minItems": 1},
+        "broadcast": {"oneOf": [BROADCAST, {"type": "array", "items": BROADCAST, "minItems": 1}]},
         "tolerance": TOLERANCE,
         "flush": {"enum": ["allow", "forbid"]},
         "nan_rule": {"enum": ["d3d", "propagate"]},
-        "in_place": {"type": "boolean"},
+        "in_place": {"oneOf": [{"type": "boolean"}, {"type": "string"}]},  # a string: the aliased input
     },
 }
 CASE_FILE = {

@@ -14,6 +14,10 @@ so that an operator on int64 is computed exactly. A module with READS_BITS = Tru
 (a bitwise operator) gets float inputs in their own type too: float64 would quiet
 a signalling NaN and change its bits. A module whose output type differs from its
 input's names it in output_dtype(dtype) (IS_NAN: float32 -> uint8).
+
+An operator of several inputs (ELEMENT_WISE_ADD: A, B) takes x as a tuple of arrays in its page's
+order; they are broadcast against each other with numpy (DirectML's zero strides) and each converted
+as one input is, so reference() receives a tuple of arrays of one shape.
 """
 import importlib
 import pkgutil
@@ -88,11 +92,14 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
     dtype = str(np.dtype(dtype))
     keep_type = getattr(module, "READS_BITS", False)
 
-    def bound(x) -> np.ndarray:
+    def convert(x) -> np.ndarray:
         x = np.asarray(x)
-        if x.dtype.kind not in "iub" and not keep_type:
-            x = x.astype(np.float64)
-        return module.reference(x, dtype, nan_rule, **fields)
+        return x if x.dtype.kind in "iub" or keep_type else x.astype(np.float64)
+
+    def bound(x) -> np.ndarray:
+        if isinstance(x, tuple):
+            return module.reference(tuple(np.broadcast_arrays(*map(convert, x))), dtype, nan_rule, **fields)
+        return module.reference(convert(x), dtype, nan_rule, **fields)
     return bound
 
 

@@ -35,8 +35,10 @@ def off_by_tolerance(op, x, dtype, **params):
 
 
 def flush_denormals(op, x, dtype, **params):
-    """Direct3D style: subnormal inputs read as zero, subnormal outputs written as zero."""
-    x = np.where(is_subnormal(x), np.copysign(np.zeros_like(x), x), x)
+    """Direct3D style: subnormal inputs (every input of several) read as zero, subnormal outputs
+    written as zero."""
+    flush = lambda v: np.where(is_subnormal(v), np.copysign(np.zeros_like(v), v), v)  # noqa: E731
+    x = tuple(map(flush, x)) if isinstance(x, tuple) else flush(x)
     result = oracle.evaluate(op, x, dtype, **params)
     return np.where(is_subnormal(result), np.copysign(np.zeros_like(result), result), result)
 
@@ -82,3 +84,33 @@ def interrupt_at_clip(op, x, dtype, **params):
     if op == "ELEMENT_WISE_CLIP":
         signal.raise_signal(signal.SIGINT)
     return oracle.evaluate(op, x, dtype, **params)
+
+
+def ignores_second_input(op, x, dtype, **params):
+    """An operator of several inputs that reads its first input where the second belongs."""
+    if isinstance(x, tuple):
+        first = np.broadcast_to(x[0], np.broadcast_shapes(*(v.shape for v in x)))
+        x = (first, first) + x[2:]
+    return oracle.evaluate(op, x, dtype, **params)
+
+
+def broadcasts_the_wrong_dimension(op, x, dtype, **params):
+    """Zero strides one dimension off: an input broadcast along d is read as if broadcast along d + 1
+    (its own packed strides elsewhere, the flat offset wrapping within its buffer)."""
+    if not isinstance(x, tuple):
+        return oracle.evaluate(op, x, dtype, **params)
+    shape = np.broadcast_shapes(*(v.shape for v in x))
+    read = []
+    for v in x:
+        dims = [d for d in range(len(shape)) if v.shape[d] == 1 and shape[d] != 1]
+        if not dims:
+            read.append(v)
+            continue
+        strides = [int(np.prod(v.shape[d + 1:])) for d in range(len(shape))]
+        for d in dims:
+            strides[(d + 1) % len(shape)] = 0
+            strides[d] = int(np.prod(v.shape[d + 1:]))
+        index = sum(np.arange(n).reshape([-1 if k == d else 1 for k in range(len(shape))]) * s
+                    for d, (n, s) in enumerate(zip(shape, strides)))
+        read.append(v.reshape(-1)[np.asarray(index) % v.size])
+    return oracle.evaluate(op, tuple(read), dtype, **params)

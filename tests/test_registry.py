@@ -9,6 +9,7 @@ use an operator as an example. A name counts in full (ELEMENT_WISE_CLIP, activat
 name: any case, between non-alphanumerics) and in short (CONSTANT_POW, CELU: the name without its
 ELEMENT_WISE_ or ACTIVATION_ prefix, in capitals, as a word of its own).
 """
+import itertools
 import io
 import re
 import subprocess
@@ -200,9 +201,14 @@ def test_integer_results_are_the_python_integer_ones(op, dtype, params):
     if formula is None:
         pytest.skip(f"{op} {params}: a float computation on integers (its fields say so)")
     values = _integer_inputs(dtype)
-    got = oracle.evaluate(op, np.array(values, dtype=dtype), dtype, **params)
+    if spec.several_inputs:  # every combination of the values over the inputs
+        values = list(itertools.product(values, repeat=len(spec.inputs)))
+        x = tuple(np.array(column, dtype=dtype) for column in zip(*values))
+    else:
+        x = np.array(values, dtype=dtype)
+    got = oracle.evaluate(op, x, dtype, **params)
     assert got.dtype == np.dtype(spec.output_dtype(dtype))
-    wanted = [formula(v) for v in values]
+    wanted = [formula(*v) if spec.several_inputs else formula(v) for v in values]
     assert all(type(w) is int for w in wanted), wanted
     wrong = [(v, g, w) for v, g, w in zip(values, got.tolist(), wanted) if g != w]
     assert not wrong, f"{op} {dtype} {params}: (x, oracle, Python int) {wrong[:5]}"

@@ -390,7 +390,9 @@ class DmlDirectBackend(Backend):
             try:
                 # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and
                 # an element-wise operator computes a chunk as a tensor of the chunk's shape.
-                request = layout.request(case.op, case.dtype, x.shape, case.params, case.in_place)
+                shape = case.shape if isinstance(x, tuple) else x.shape
+                request = layout.request(case.op, case.dtype, shape, case.params,
+                                         case.in_place and (case.in_place_input or True), case.inputs)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue
@@ -418,28 +420,33 @@ class DmlDirectBackend(Backend):
         return results
 
     def _wire_cases(self, items, buffers) -> list:
-        """The request's cases, each array placed in the shared memory where there is one and it
-        is large enough, else in a buffer of the frame."""
+        """The request's cases, each input array placed in the shared memory where there is one and
+        it is large enough, else in a buffer of the frame; a streamed chunk's bit patterns are made
+        by the worker where its output fits in the shared memory."""
         if self.slots is not None:
             self.slots.next_request()
         cases = []
         for case, x, request, patterns in items:
             wire = {"id": case.id, **request}
-            if self.slots is not None and x.nbytes >= SHARED_MIN:
-                output_bytes = x.size * np.dtype(request["output_dtype"]).itemsize
-                where = self.slots.place(output_bytes)
-                if patterns is not None and where is not None:
-                    wire["input"] = {"dtype": x.dtype.name, "shape": list(x.shape),
-                                     "bit_patterns": [patterns.start, patterns.step]}
-                else:
-                    at = self.slots.place(x.nbytes)
-                    wire["input"] = buffers.put(x) if at is None else self.region.put(at, x)
-                if where is not None:
-                    wire["output_to"] = where
+            arrays = x if isinstance(x, tuple) else (x,)
+            count = int(np.prod(request["shape"], dtype=np.int64))
+            output_bytes = count * np.dtype(request["output_dtype"]).itemsize
+            where = self.slots.place(output_bytes) if self.slots is not None and max(
+                output_bytes, *(v.nbytes for v in arrays)) >= SHARED_MIN else None
+            if where is not None:
+                wire["output_to"] = where
+            if patterns is not None and where is not None and len(arrays) == 1:
+                wire["input_arrays"] = [{"dtype": x.dtype.name, "shape": list(x.shape),
+                                         "bit_patterns": [patterns.start, patterns.step]}]
             else:
-                wire["input"] = buffers.put(x)
+                wire["input_arrays"] = [self._place(v, buffers) for v in arrays]
             cases.append(wire)
         return cases
+
+    def _place(self, array, buffers):
+        """An input array's reference: in the shared memory where it is large and fits, else in the frame."""
+        at = self.slots.place(array.nbytes) if self.slots is not None and array.nbytes >= SHARED_MIN else None
+        return buffers.put(array) if at is None else self.region.put(at, array)
 
     def _take(self, reference, out):
         """A reply's output array, copied out of the shared memory (the next request reuses it)."""

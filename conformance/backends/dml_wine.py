@@ -53,12 +53,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from conformance import dml_releases
+from conformance import dml_releases, operands
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option, one_line)
 from conformance.backends.ort import MAX_NODES, case_node, classify_error, multi_node_model
-from conformance.onnx_models import as_directml
+from conformance.onnx_models import as_directml, feeds
 # The lane and the worker processes are shared with dml-direct (wine_lane).
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane
 from conformance.errors import BadInput
@@ -598,7 +598,8 @@ class WorkerBackend(Backend):
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
             for chosen in _runs(entries):
                 runs.append({"session": graph_key,
-                             "feeds": {f"x{index}": buffers.put(x) for _, index, x in chosen},
+                             "feeds": {k: v for _, index, x in chosen
+                                       for k, v in _put(graph.nodes[index], x, index, buffers).items()},
                              "fetch": [f"y{index}" for _, index, _ in chosen]})
                 run_cases.append((graph_key, chosen))
         return buffers, sessions, runs, run_cases
@@ -727,7 +728,7 @@ def _runs(entries):
     (docs/dml-wine.md, "Other findings")."""
     queues = {}
     for entry in entries:
-        if entry[2].size == 0:
+        if operands.size(entry[2]) == 0:
             yield [entry]
         else:
             queues.setdefault(entry[1], []).append(entry)
@@ -869,3 +870,8 @@ def _dml_worker_available():
 
 
 dml_worker.available = _dml_worker_available
+
+
+def _put(node, x, index, buffers) -> dict:
+    """The feeds of node index (its input, or each of several) as array references in buffers."""
+    return {name: buffers.put(value) for name, value in feeds(node, x, f"x{index}").items()}

@@ -18,10 +18,10 @@ import weakref
 
 import numpy as np
 
-from conformance import specs
+from conformance import operands, specs
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
-from conformance.onnx_models import as_directml, single_node_model
+from conformance.onnx_models import as_directml, feeds, input_infos, input_names, single_node_model, with_inputs
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
@@ -154,7 +154,7 @@ class OrtBackend(Backend):
         for graph, entries in waiting.items():
             rounds, alone = [], []
             for number, index in entries:
-                if items[number][1].size == 0:
+                if operands.size(items[number][1]) == 0:
                     # An empty tensor runs alone: under DirectML it garbles the outputs of the other
                     # nodes of the same run (docs/dml-wine.md, "Other findings"; docs/windows.md).
                     alone.append({index: number})
@@ -181,13 +181,15 @@ class OrtBackend(Backend):
                     else self.run(*items[number])
             return
         dtype, nodes = graph["dtype"], graph["nodes"]
-        dummy = np.zeros((1,), dtype=dtype)
-        feeds = {f"x{k}": dummy for k in range(len(nodes))}
+        given = {}
+        for k, node in enumerate(nodes):
+            given.update({name: np.zeros((1,), dtype=t)
+                          for name, t in zip(input_names(node, f"x{k}"), node.input_types or (dtype,))})
         for index, number in chosen.items():
-            feeds[f"x{index}"] = items[number][1]
+            given.update(feeds(nodes[index], items[number][1], f"x{index}"))
         indices = list(chosen)
         try:
-            values = [as_directml(v) for v in graph["session"].run([f"y{k}" for k in indices], feeds)]
+            values = [as_directml(v) for v in graph["session"].run([f"y{k}" for k in indices], given)]
         except Exception:  # which node? its own session will say
             for number in chosen.values():
                 outcomes[number] = self.run(*items[number])
@@ -239,7 +241,7 @@ class OrtBackend(Backend):
         if failure is not None:
             return failure
         try:
-            output = as_directml(session.run(["y"], {"x": x})[0])
+            output = as_directml(session.run(["y"], feeds(node, x))[0])
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
             return Outcome(classify_error(str(error)), message=one_line(error))
         if not proven:
@@ -294,10 +296,11 @@ def case_node(case):
         return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
                                               "cannot be requested through ONNX Runtime")
     try:
-        node = specs.get(case.op).to_onnx(case.dtype, case.params)
+        spec = specs.get(case.op)
+        node = with_inputs(spec.to_onnx(case.dtype, case.params), spec, case.dtype)
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))
-    key = (node.op_type, node.opset, case.dtype, tuple(sorted(node.attributes.items())),
+    key = (node.op_type, node.opset, case.dtype, node.input_types, tuple(sorted(node.attributes.items())),
            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
     return node, key
 
@@ -310,14 +313,15 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
     Each node is built as onnx_models.single_node_model builds its only node."""
     from onnx import helper, numpy_helper
-    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type, tensor_type
+    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     for k, node in enumerate(nodes):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants
-        graph_nodes.append(onnx_node(node, [f"x{k}"] + [t.name for t in constants], [f"y{k}"], _node_name(node, k)))
-        inputs.append(helper.make_tensor_value_info(f"x{k}", tensor_type(dtype), None))
+        graph_nodes.append(onnx_node(node, input_names(node, f"x{k}") + [t.name for t in constants], [f"y{k}"],
+                                     _node_name(node, k)))
+        inputs += input_infos(node, dtype, f"x{k}")
         outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
     model = helper.make_model(graph, opset_imports=opset_imports(nodes), ir_version=IR_VERSION,

@@ -27,7 +27,8 @@ class PythonFunctionBackend(Backend):
     def run(self, case, x: np.ndarray) -> Outcome:
         extra = {} if case.nan_rule == "d3d" else {"nan_rule": case.nan_rule}
         try:
-            output = self.function(case.op, x.copy(), case.dtype, **case.params, **extra)
+            given = tuple(v.copy() for v in x) if isinstance(x, tuple) else x.copy()
+            output = self.function(case.op, given, case.dtype, **case.params, **extra)
         except Exception as error:
             frames = traceback.format_exception_only(type(error), error)
             return Outcome(ERROR, message="".join(frames).strip()[:MESSAGE_CHARS])

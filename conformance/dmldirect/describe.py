@@ -29,17 +29,30 @@ def calc_buffer_tensor_size(dtype: str, sizes, strides=None) -> int:
     return ((last + 1) * itemsize + 3) & ~3
 
 
-class TensorDesc:
-    """A DML_BUFFER_TENSOR_DESC and the DML_TENSOR_DESC that points at it (memory kept alive here)."""
+def broadcast_strides(own_shape, broadcast) -> list:
+    """The strides (in elements) of a tensor stored packed in own_shape and read as the output's sizes:
+    zero in each broadcast dimension (DirectML has no implicit broadcasting), packed elsewhere."""
+    strides, step = [0] * len(own_shape), 1
+    for d in reversed(range(len(own_shape))):
+        strides[d] = 0 if d in broadcast else step
+        step *= int(own_shape[d])
+    return strides
 
-    def __init__(self, dtype: str, shape):
+
+class TensorDesc:
+    """A DML_BUFFER_TENSOR_DESC and the DML_TENSOR_DESC that points at it (memory kept alive here).
+    strides: None for a packed tensor, else each dimension's stride in elements (zero: broadcast)."""
+
+    def __init__(self, dtype: str, shape, strides=None):
         self.dtype, self.shape = dtype, tuple(int(s) for s in shape)
         self.sizes = (C.c_uint * max(len(self.shape), 1))(*self.shape)
-        self.total_bytes = calc_buffer_tensor_size(dtype, self.shape)
+        self.strides = None if strides is None else (C.c_uint * max(len(self.shape), 1))(*map(int, strides))
+        self.total_bytes = calc_buffer_tensor_size(dtype, self.shape, strides)
         self.buffer = abi.DML_BUFFER_TENSOR_DESC(
             DataType=abi.DATA_TYPES[dtype], Flags=abi.DML_TENSOR_FLAG_NONE, DimensionCount=len(self.shape),
-            Sizes=C.cast(self.sizes, C.POINTER(C.c_uint)), Strides=None, TotalTensorSizeInBytes=self.total_bytes,
-            GuaranteedBaseOffsetAlignment=0)
+            Sizes=C.cast(self.sizes, C.POINTER(C.c_uint)),
+            Strides=None if self.strides is None else C.cast(self.strides, C.POINTER(C.c_uint)),
+            TotalTensorSizeInBytes=self.total_bytes, GuaranteedBaseOffsetAlignment=0)
         self.desc = abi.DML_TENSOR_DESC(Type=abi.DML_TENSOR_TYPE_BUFFER, Desc=C.addressof(self.buffer))
 
     @property
@@ -68,34 +81,44 @@ class OperatorDescription:
     """DML_OPERATOR_DESC -> DML_<OP>_OPERATOR_DESC -> tensors (and DML_SCALE_BIAS where the page has it).
 
     desc: {"type": "DML_OPERATOR_<OP>", "struct": "DML_<OP>_OPERATOR_DESC", "fields": [[name, kind],
-    ...]}: InputTensor and OutputTensor, then the operator's fields in the header's order, each of a
-    kind of abi.DESC_FIELD_KINDS. params holds every field after the tensors as the harness sends it
+    ...]}: the input tensors (InputTensor; ATensor, BTensor; ...) and OutputTensor, then the operator's
+    fields in the header's order, each of a kind of abi.DESC_FIELD_KINDS. inputs: per input tensor
+    {"dtype", "shape" (its own), "broadcast" (dimensions read with stride 0)}; None: each of the case's
+    type and shape. params holds every field after the tensors as the harness sends it
     (conformance/dmldirect/layout.py): "float" a number, "scale_bias" None or {"Scale", "Bias"},
     "uint"/"int"/"enum" an integer, "data_type" a data type name, "scalar" {"type", "value"}.
     """
 
-    def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None):
+    def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
-        if [kind for _, kind in fields[:2]] != ["tensor", "tensor"] or "tensor" in [k for _, k in fields[2:]]:
-            raise ValueError(f"{desc['struct']}: the fields must start with InputTensor and OutputTensor, "
+        count = next((k for k, (_, kind) in enumerate(fields) if kind != "tensor"), len(fields))
+        if count < 2 or "tensor" in [k for _, k in fields[count:]]:
+            raise ValueError(f"{desc['struct']}: the fields must start with the input tensors and OutputTensor, "
                              f"and only those are tensors: {fields}")
         self.operator_type = abi.ENUMS[desc["type"]]
         self.dtype, self.output_dtype = dtype, output_dtype or dtype
         self.shape, self.params = tuple(int(s) for s in shape), dict(params)
         self.fields_declared = fields
-        names = {name for name, _ in fields[2:]}
+        names = {name for name, _ in fields[count:]}
         unknown, missing = set(self.params) - names, names - set(self.params)
         if unknown or missing:
             raise KeyError(f"{desc['struct']}: " + "; ".join(
                 text for text in (unknown and f"no field(s) {', '.join(sorted(unknown))}",
                                   missing and f"no value for {', '.join(sorted(missing))}") if text))
         struct = abi.description_struct(desc["struct"], fields)
-        self.input = TensorDesc(dtype, self.shape)
+        given = inputs or [{"dtype": dtype, "shape": self.shape, "broadcast": []}] * (count - 1)
+        if len(given) != count - 1:
+            raise ValueError(f"{desc['struct']}: {count - 1} input tensors, {len(given)} described")
+        self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"]))
+                                  if i["broadcast"] else None) for i in given]
+        self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]
+        self.input = self.inputs[0]
         self.output = TensorDesc(self.output_dtype, self.shape)
-        values = {fields[0][0]: self.input.address, fields[1][0]: self.output.address}
+        self.tensor_count = count
+        values = {name: tensor.address for (name, _), tensor in zip(fields, self.inputs + [self.output])}
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
-        for name, kind in fields[2:]:
+        for name, kind in fields[count:]:
             value = self.params[name]
             if kind == "scale_bias":
                 if value is not None:  # _Maybenull_: None is no scale and bias
@@ -133,8 +156,9 @@ class OperatorDescription:
     @property
     def key(self) -> tuple:
         """Identical descriptions compile to the same operator (the cache key)."""
-        values = tuple((name, repr(self._value(name, kind))) for name, kind in self.fields_declared[2:])
-        return (self.operator_type, self.dtype, self.output_dtype, self.shape, values)
+        values = tuple((name, repr(self._value(name, kind))) for name, kind in self.fields_declared[self.tensor_count:])
+        strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs)
+        return (self.operator_type, self.dtype, self.output_dtype, self.shape, strides, values)
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""
@@ -142,11 +166,15 @@ class OperatorDescription:
                "DataType": self.input.buffer.DataType, "OutputDataType": self.output.buffer.DataType,
                "DimensionCount": self.input.buffer.DimensionCount, "Sizes": list(self.shape),
                "TotalTensorSizeInBytes": self.input.total_bytes}
-        for name, kind in self.fields_declared[2:]:
+        if len(self.inputs) > 1:
+            out["Inputs"] = [{"DataType": t.buffer.DataType, "Strides": None if t.strides is None else list(t.strides),
+                              "TotalTensorSizeInBytes": t.total_bytes} for t in self.inputs]
+        for name, kind in self.fields_declared[self.tensor_count:]:
             out[name] = self._value(name, kind)
         return out
 
     @classmethod
     def from_case(cls, case: dict) -> "OperatorDescription":
         """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
-        return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"))
+        return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"),
+                   case.get("inputs") or None)

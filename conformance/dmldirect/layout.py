@@ -22,28 +22,36 @@ def layout(spec) -> dict:
     type_name = f"DML_OPERATOR_{spec.name}"
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
-    fields = [["InputTensor", "tensor"], ["OutputTensor", "tensor"]] + [[p.name, p.kind] for p in spec.parameters]
-    unknown = [f"{name} ({kind})" for name, kind in fields[2:] if kind not in abi.DESC_FIELD_KINDS or kind == "tensor"]
+    tensors = [[i.name, "tensor"] for i in spec.inputs] + [["OutputTensor", "tensor"]]
+    fields = tensors + [[p.name, p.kind] for p in spec.parameters]
+    unknown = [f"{name} ({kind})" for name, kind in fields[len(tensors):]
+               if kind not in abi.DESC_FIELD_KINDS or kind == "tensor"]
     if unknown:
         raise ValueError(f"{spec.name}: no description field kind for {', '.join(unknown)}; "
                          f"known: {', '.join(k for k in abi.DESC_FIELD_KINDS if k != 'tensor')}")
     return {"type": type_name, "struct": spec.struct, "fields": fields}
 
 
-def request(spec, dtype: str, shape, params: dict, in_place: bool = False) -> dict:
+def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=()) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
-    spec's defaults. Raises NoDescription (not reachable), or KeyError / ValueError naming the
-    operator or field that cannot be written."""
+    spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
+    broadcast dimensions, which become zero strides), in_place: True, or the input the output
+    aliases. Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
+    field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
     unknown = set(params) - set(spec.defaults())
     if unknown:
         raise KeyError(f"{spec.name} has no field(s) {', '.join(sorted(unknown))}")
     values = {**spec.defaults(), **params}
     dtype = str(np.dtype(dtype))
+    names = [i.name for i in inputs]
+    aliased = (names.index(in_place) if isinstance(in_place, str) else 0) if in_place else None
     return {"op": spec.name, "dtype": dtype, "output_dtype": str(np.dtype(spec.output_dtype(dtype))),
-            "shape": [int(s) for s in shape], "in_place": bool(in_place), "desc": layout(spec),
-            "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters}}
+            "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
+            "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters},
+            "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
+                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs]}
 
 
 def _given(spec, parameter, values, dtype):

@@ -117,7 +117,7 @@ class Compiled:
         self.persistent_size = int(properties.PersistentResourceSize)
         self.persistent = None
         self.initialised = False
-        self.input_bytes = description.input.total_bytes
+        self.input_bytes = [tensor.total_bytes for tensor in description.inputs]
         self.output_bytes = description.output.total_bytes
         self.output_dtype = description.output_dtype
         self.fields = description.fields()
@@ -384,7 +384,8 @@ class Device:
 
     # -- execution --------------------------------------------------------------------------------
     def execute(self, items):
-        """items: [(Compiled, input bytes, in_place)] -> [output bytes], as few submissions as the
+        """items: [(Compiled, [bytes per input], the input the output aliases or None)] -> [output bytes],
+        as few submissions as the
         descriptor heap allows: one upload copy, an initializer for the operators new to it, one
         dispatch per item, one readback copy."""
         results, start = [], 0
@@ -416,8 +417,9 @@ class Device:
         readback = self._buffer("readback", total)
         address = self._map(upload)
         C.memset(address, SENTINEL, total)
-        for (compiled, data, _), (in_offset, _) in zip(items, layout):
-            C.memmove(address + in_offset, data, len(data))
+        for (compiled, data, _), (in_offsets, _) in zip(items, layout):
+            for piece, in_offset in zip(data, in_offsets):
+                C.memmove(address + in_offset, piece, len(piece))
         self._unmap(upload, total)
 
         self._begin()
@@ -477,7 +479,7 @@ class Device:
 
     def _record_dispatches(self, items, layout, io, temporary, cursor, keep):
         """One dispatch per item, its descriptors from cursor on, its input and output in io."""
-        for (compiled, _, _), (in_offset, out_offset) in zip(items, layout):
+        for (compiled, _, _), (in_offsets, out_offset) in zip(items, layout):
             table = self._bind(compiled.compiled, cursor, compiled.descriptors)
             cursor += compiled.descriptors
             if compiled.temporary:
@@ -486,8 +488,9 @@ class Device:
             if compiled.persistent is not None:
                 table.call("BindPersistentResource", None, [PV],
                            C.byref(self._binding(compiled.persistent, 0, compiled.persistent_size, keep)))
-            table.call("BindInputs", None, [C.c_uint, PV], 1,
-                       C.byref(self._binding(io, in_offset, _align4(compiled.input_bytes), keep)))
+            inputs = (abi.DML_BINDING_DESC * len(in_offsets))(*[
+                self._binding(io, in_offset, _align4(size), keep) for in_offset, size in zip(in_offsets, compiled.input_bytes)])
+            table.call("BindInputs", None, [C.c_uint, PV], len(in_offsets), inputs)
             table.call("BindOutputs", None, [C.c_uint, PV], 1,
                        C.byref(self._binding(io, out_offset, _align4(compiled.output_bytes), keep)))
             self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, compiled.compiled.p, table.p)
@@ -513,18 +516,20 @@ class Device:
 
 
 def _layout(items) -> tuple:
-    """([(input offset, output offset)] per item in one buffer, its total size); an in-place item's
-    output is its input."""
+    """([([input offsets], output offset)] per item in one buffer, its total size); an in-place
+    item's output is the input it aliases."""
     layout, offset = [], 0
-    for compiled, _, in_place in items:
-        in_offset = offset
-        offset += _align(max(compiled.input_bytes, 4))
-        if in_place:
-            out_offset = in_offset
+    for compiled, _, aliased in items:
+        in_offsets = []
+        for size in compiled.input_bytes:
+            in_offsets.append(offset)
+            offset += _align(max(size, 4))
+        if aliased is not None and aliased is not False:
+            out_offset = in_offsets[int(aliased)]
         else:
             out_offset = offset
             offset += _align(max(compiled.output_bytes, 4))
-        layout.append((in_offset, out_offset))
+        layout.append((in_offsets, out_offset))
     return layout, max(offset, 256)
 
 

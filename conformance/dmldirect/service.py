@@ -6,8 +6,10 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
 
   {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
   {"op": "run", "cases": [{"id", "op", "dtype", "output_dtype", "shape", "desc", "params", "in_place",
-                            "input": array ref, "output_to": offset (optional)}]}
-                    (desc and params: conformance/dmldirect/layout.py)
+                            "in_place_input", "inputs", "input_arrays": [array ref, ...],
+                            "output_to": offset (optional)}]}
+                    (desc, params, inputs: conformance/dmldirect/layout.py; one array per input tensor,
+                    each of its own shape: a broadcast input is read with zero strides)
                     -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}],
                         "timings": {"execute", "inputs", "outputs"} (seconds)}
                        status: ok | unsupported (the device refused the description: its HRESULT)
@@ -134,30 +136,36 @@ class Engine:
         out = protocol.Buffers()
         cases = header.get("cases", [])
         results = [None] * len(cases)
-        pending = []  # (index, Compiled, input bytes or a ctypes view of them, in_place)
+        pending = []  # (index, Compiled, [input bytes or a ctypes view of them], the aliased input or None)
         timings = {"inputs": 0.0}
         started = time.perf_counter()
         for index, case in enumerate(cases):
             try:
                 began = time.perf_counter()
-                x, raw = self._input(case["input"], buffers)
+                xs, raws = zip(*[self._input(ref, buffers) for ref in case["input_arrays"]]) \
+                    if case["input_arrays"] else ((), ())
                 timings["inputs"] += time.perf_counter() - began
                 description = OperatorDescription.from_case(case)
             except Exception as error:
                 results[index] = {"status": ERROR, "message": f"bad case: {type(error).__name__}: {error}"}
                 continue
-            if tuple(x.shape) != description.shape or x.dtype.name != case["dtype"]:
-                results[index] = {"status": ERROR, "message": f"input {x.dtype}{list(x.shape)} does not match "
-                                                              f"the case's {case['dtype']}{list(description.shape)}"}
+            wrong = [f"input {k} {x.dtype}{list(x.shape)} does not match the description's "
+                     f"{tensor.dtype}{list(shape)}" for k, (x, tensor, shape) in
+                     enumerate(zip(xs, description.inputs, description.input_shapes))
+                     if tuple(x.shape) != shape or x.dtype.name != tensor.dtype]
+            if wrong or len(xs) != len(description.inputs):
+                results[index] = {"status": ERROR, "message": "; ".join(wrong) or
+                                  f"{len(xs)} input arrays for {len(description.inputs)} input tensors"}
                 continue
             compiled, result = self._compiled(description)
-            if x.size == 0:
-                results[index] = self._empty(description, x, result, out)
+            if 0 in description.shape:
+                results[index] = self._empty(description, result, out)
                 continue
             if result is not None:
                 results[index] = result
                 continue
-            pending.append((index, compiled, raw, bool(case.get("in_place"))))
+            aliased = (case.get("in_place_input") or 0) if case.get("in_place") else None
+            pending.append((index, compiled, list(raws), aliased))
         compiled_seconds = time.perf_counter() - started - timings["inputs"]
         self._execute(pending, cases, results, out, timings)
         for index, result in enumerate(results):
@@ -208,13 +216,13 @@ class Engine:
         return entry, None
 
     @staticmethod
-    def _empty(description, x, result, out):
+    def _empty(description, result, out):
         """A size-0 dimension: DML_BUFFER_TENSOR_DESC documents it as invalid ("Specifying a size of zero
         in any dimension is invalid, and will result in an error"). The description was offered all the
         same; the documented refusal is the conforming answer, and the empty result needs no dispatch."""
         fields = description.fields()
         if result is not None and result.get("hresult", "").startswith("E_INVALIDARG"):
-            empty = np.zeros(x.shape, dtype=description.output_dtype)
+            empty = np.zeros(description.shape, dtype=description.output_dtype)
             return {"status": OK, "output": out.put(empty), "fields": fields, "hresult": result["hresult"],
                     "message": "size-0 dimension: CreateOperator refused it with E_INVALIDARG, as "
                                "DML_BUFFER_TENSOR_DESC documents; the empty output needs no dispatch"}

@@ -19,6 +19,7 @@ import numpy as np
 
 from conformance import specs
 from conformance.judge import intervals
+from conformance.operands import take
 from oracle.rounding import float_param
 
 MODELS = ("d3d", "ulp")
@@ -60,6 +61,7 @@ class IntervalJudge:
         self.formula = None
         if self.dtype.kind == "f" and spec.d3d is not None:
             self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
+        self.names = tuple(i.short for i in spec.inputs) if spec.several_inputs else None
         self.keeps_sign = spec.keeps_sign
         self.range = spec.output_range(params, dtype) if spec.output_range else None
 
@@ -78,13 +80,14 @@ class IntervalJudge:
             e = np.asarray(expected).astype(np.float64) if self.dtype.kind == "f" else np.asarray(expected)
             missing = np.isnan(e) if self.dtype.kind == "f" else np.zeros(e.shape, dtype=bool)
             return e, e, ~missing, missing
-        v = intervals.interval(self.formula, x, self.dtype.name, self.nan_rule)
+        v = intervals.interval(self.formula, x, self.dtype.name, self.nan_rule, names=self.names)
         return v.lo, v.hi, v.num, v.nan
 
     def elements(self, x, expected, actual, reference) -> ElementVerdicts:
         """The verdict on each element (flat arrays of x, expected, actual and the unrounded
         reference, of one length)."""
-        x, expected, actual = np.asarray(x), np.asarray(expected), np.asarray(actual)
+        x = x if isinstance(x, tuple) else np.asarray(x)
+        expected, actual = np.asarray(expected), np.asarray(actual)
         lo, hi, num, may_nan = self.bounds(x, expected)
         if self.dtype.kind != "f":
             inside = actual == expected
@@ -117,8 +120,8 @@ class IntervalJudge:
             tiny = float(np.finfo(np.float16).smallest_normal)
             flushed = (e != 0) & (np.abs(e) < tiny) & (a == 0)
             if flushed.any():
-                in_float = intervals.interval(self.formula, x[flushed], "float16", self.nan_rule,
-                                              formats=(intervals.FLOAT32,))
+                in_float = intervals.interval(self.formula, take(x, flushed), "float16", self.nan_rule,
+                                              formats=(intervals.FLOAT32,), names=self.names)
                 zero_allowed = in_float.num & (in_float.lo <= 0) & (in_float.hi >= 0)
                 broken[np.flatnonzero(flushed)[~zero_allowed]] = RULES.index("float16 denormal flushed")
         return broken
@@ -134,10 +137,12 @@ def worked_examples(op: str, dtype: str, params: dict, inputs) -> list:
     import oracle
     judge = IntervalJudge(op, dtype, params)
     x = np.asarray(inputs, dtype=dtype)
+    if judge.names:  # several inputs: each pairs with the list turned by one place per input
+        x = tuple(np.roll(x, -k) for k in range(len(judge.names)))
     expected = oracle.evaluate(op, x, dtype, **params)
     lo, hi, num, may_nan = judge.bounds(x, expected)
-    return [(x[i], expected[i], lo[i] if num[i] else None, hi[i] if num[i] else None, bool(may_nan[i]))
-            for i in range(x.size)]
+    return [(take(x, i), expected[i], lo[i] if num[i] else None, hi[i] if num[i] else None, bool(may_nan[i]))
+            for i in range(expected.size)]
 
 
 def explain(spec, dtype: str = "float32") -> list:
@@ -162,7 +167,8 @@ def explain(spec, dtype: str = "float32") -> list:
         lines.append(f"  worked intervals ({dtype}):")
         for x, e, lo, hi, may_nan in worked_examples(spec.name, dtype, defaults, inputs):
             where = "NaN only" if lo is None else f"[{float(lo)!r}, {float(hi)!r}]" + (" or NaN" if may_nan else "")
-            lines.append(f"    x = {float(x)!r}: exact {float(e)!r}, accepted {where}")
+            shown = ", ".join(repr(float(v)) for v in x) if isinstance(x, tuple) else repr(float(x))
+            lines.append(f"    x = {shown}: exact {float(e)!r}, accepted {where}")
     return lines
 
 

@@ -176,12 +176,13 @@ class Evaluator:
         return lo, np.where(hi < 0, hi * (1.0 - error_hi), hi * (1.0 + error_hi))
 
     # -- evaluation -----------------------------------------------------------------------------
-    def evaluate(self, node, x: Values) -> Values:
+    def evaluate(self, node, x) -> Values:
+        """x: the input's Values, or for several inputs {name: Values} (None: the first input)."""
         if isinstance(node, Cond):
             raise TypeError("a condition is not a value: use select()")
         method = getattr(self, "_" + node.op)
         if node.op == "x":
-            return self._flush(x)
+            return self._flush(x[node.info] if isinstance(x, dict) else x)
         if node.op == "const":
             return self._const(node, x)
         if node.op == "select":
@@ -194,7 +195,7 @@ class Evaluator:
         return x
 
     def _const(self, node, x):
-        shape = x.lo.shape
+        shape = (x[None] if isinstance(x, dict) else x).lo.shape
         value = node.value
         if math.isfinite(value):
             value = float(nearest_to(np.float64(value), self.fmt.dtype))
@@ -419,12 +420,17 @@ def substitute(node, replacement):
     return Expr(node.op, tuple(substitute(a, replacement) for a in node.args), node.value, node.info)
 
 
-def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None) -> Values:
+def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, names=None) -> Values:
     """The acceptance set of each element of x (exact inputs of the tensor type dtype), in
-    values of dtype; formats: those the computation may use (default COMPUTED_IN[dtype])."""
+    values of dtype; formats: those the computation may use (default COMPUTED_IN[dtype]).
+    Several inputs: x a tuple of flat arrays of one length, names their names (A, B) in order."""
     target = np.dtype(dtype)
     with np.errstate(invalid="ignore"):
-        points = Values.points(np.asarray(x).astype(np.float64))
+        if isinstance(x, tuple):
+            points = {name: Values.points(np.asarray(v).astype(np.float64)) for name, v in zip(names, x)}
+            points[None] = points[names[0]]
+        else:
+            points = Values.points(np.asarray(x).astype(np.float64))
     result = None
     for fmt in formats or COMPUTED_IN[target.name]:
         v = Evaluator(fmt, nan_rule).evaluate(formula, points)

@@ -42,6 +42,32 @@ class OnnxNode:
     constant_inputs: tuple = ()  # numpy arrays, passed as initializers after x
     domain: str = ""  # "" for ONNX itself, e.g. "com.microsoft" for ONNX Runtime's contrib operators
     output_type: str | None = None  # the ONNX output's numpy type where it is not the input's (IsNaN: bool)
+    # Several inputs: each graph input's numpy type, in the page's order (set by the backends from the
+    # spec's inputs; empty: one input of the case's type)
+    input_types: tuple = ()
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input tensor of an operator, as its page names it (the DML_*_OPERATOR_DESC field)."""
+    name: str  # "InputTensor", "ATensor", "BTensor", "ConditionTensor", ...
+    role: str = "data"  # "data": of the case's data type; other roles name what the input is for
+    broadcast: bool = True  # may be broadcast (zero strides in its DML_BUFFER_TENSOR_DESC)
+    aliases_output: bool = True  # the output may alias it in place (where the page allows in-place)
+    # case data type -> this input's data type, where it is not the case's (IF's condition: uint8)
+    dtype: Callable | None = None
+
+    @property
+    def short(self) -> str:
+        """The name without "Tensor" (A, B, Condition): case ids, reports, oracle keywords."""
+        return self.name.removesuffix("Tensor") or self.name
+
+    def data_type(self, case_dtype: str) -> str:
+        return self.dtype(case_dtype) if self.dtype else case_dtype
+
+
+ONE_INPUT = (Input("InputTensor"),)
+A_B = (Input("ATensor"), Input("BTensor"))
 
 
 def same_type(dtype: str) -> str:
@@ -75,8 +101,6 @@ class OperatorSpec:
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     elementwise: bool = True  # each output element depends on its input element alone
-    # input data type -> output data type, where the page lets them differ (IS_NAN: FLOAT32 -> UINT8)
-    output_dtype: Callable[[str], str] = same_type
     # params -> the feature level from which the pages allow these field values (None: any level)
     parameter_level: Callable | None = None
     # The integer semantics, where the page has integer types: (params, dtype) -> a function of one
@@ -84,6 +108,16 @@ class OperatorSpec:
     # silent, the documented choice), or None where the fields make it a float computation
     # (ScaleBias). Written apart from the oracle, which tests/test_registry.py holds to it.
     integers: Callable | None = None
+    # The input tensors in the page's order (the struct's fields before OutputTensor); the oracle,
+    # the ONNX graphs and dml-direct's bindings take them in this order.
+    inputs: tuple = ONE_INPUT
+
+    @property
+    def several_inputs(self) -> bool:
+        return len(self.inputs) > 1
+
+    def input(self, name: str) -> Input | None:
+        return next((i for i in self.inputs if name in (i.name, i.short)), None)
 
     @property
     def dtypes(self) -> tuple:
@@ -126,6 +160,25 @@ ACTIVATION_TABLES = (SupportTable("3_0", ONE_TO_EIGHT, FLOATS), SupportTable("2_
                      SupportTable("1_0", (4,), FLOATS))
 SCALE_BIAS = Parameter("ScaleBias", "scale_bias", None,
                        "Optional DML_SCALE_BIAS {Scale, Bias}: g(x) = x * Scale + Bias before the operator.")
+
+
+# -- operators of two inputs (A, B) -------------------------------------------------------------------
+ALL_TYPES = FLOATS + ("int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
+SAME_TYPES_A_B = "ATensor, BTensor, and OutputTensor must have the same DataType, DimensionCount, and Sizes."
+ADD_HISTORY = (SupportTable("5_1", ONE_TO_EIGHT, ALL_TYPES),  # ELEMENT_WISE_ADD's page; SUBTRACT and MULTIPLY alike
+               SupportTable("4_1", ONE_TO_EIGHT, FLOATS + ("int64", "int32", "uint64", "uint32")),
+               SupportTable("3_0", ONE_TO_EIGHT, FLOATS + ("int32", "uint32")),
+               SupportTable("2_1", (4, 5), FLOATS + ("int32", "uint32")),
+               SupportTable("1_0", (4, 5), FLOATS))
+
+
+def arithmetic_specials(dtype: str, params: dict) -> list:
+    """Where a float sum or product turns: one ULP around 1 and -1 (cancellation), half the largest
+    finite value and the largest (overflow); integers: the extremes already cover it."""
+    if np.dtype(dtype).kind != "f":
+        return []
+    biggest = float(np.finfo(dtype).max)
+    return neighbours([1.0, -1.0, biggest / 2, -biggest / 2, biggest], dtype)
 
 
 def around(value, dtype: str) -> list:

@@ -5,7 +5,8 @@ turns it into an acceptance interval per element (the d3d tolerance model):
 
     d3d = lambda p: maximum(0.0, X) + minimum(0.0, p["Alpha"] * (exp(X / p["Alpha"]) - 1.0))
 
-- X is the input element, exact (after ScaleBias, which the evaluator applies as a mad).
+- X is the input element, exact (after ScaleBias, which the evaluator applies as a mad); an operator
+  of several inputs names each by its page's name without "Tensor": A, B (input_("Condition")).
 - + - * are the correctly rounded float32 operations; a / b is a * rcp(b); unary - is exact.
 - Python numbers are float32 constants, as a FLOAT field of a DirectML description is.
 - exp, log and pow_ are HLSL's lowerings (DirectXShaderCompiler, HLOperationLower.cpp):
@@ -111,7 +112,16 @@ def const(value) -> Expr:
     return lift(value)
 
 
-X = Expr("x")
+X = Expr("x")  # the input element (of an operator of several inputs: its first input)
+
+
+def input_(name: str) -> Expr:
+    """An input element of an operator of several inputs, by its page's name without "Tensor"."""
+    return Expr("x", info=name)
+
+
+A = input_("A")
+B = input_("B")
 NAN = Expr("const", value=math.nan)
 INF = Expr("const", value=math.inf)
 
@@ -200,7 +210,7 @@ def render(node) -> str:
             return f"({render(node.args[0])} {_INFIX[node.op]} {render(node.args[1])})"
         return f"{node.op}({render(node.args[0])})"
     if node.op == "x":
-        return "x"
+        return "x" if node.info is None else node.info.lower()
     if node.op == "const":
         return f"{node.value:.9g}"
     if node.op == "declared":
