@@ -49,8 +49,9 @@ def as_directml(output):
 
 
 def with_inputs(node, spec, dtype: str):
-    """node with the graph input types of spec's inputs for a case of dtype (several inputs)."""
-    if not spec.several_inputs:
+    """node with the graph input types of spec's inputs for a case of dtype (several inputs), unless
+    to_onnx chose them (a bool input where DirectML's tensor is UINT8: And, Where's condition)."""
+    if not spec.several_inputs or node.input_types:
         return node
     from dataclasses import replace
     return replace(node, input_types=tuple(i.data_type(dtype) for i in spec.inputs))
@@ -68,8 +69,12 @@ def input_infos(node, dtype: str, prefix: str = "x") -> list:
 
 
 def feeds(node, x, prefix: str = "x") -> dict:
-    """The feeds of a node's inputs: x, or a tuple of several inputs (ONNX broadcasts them)."""
-    return dict(zip(input_names(node, prefix), x if isinstance(x, tuple) else (x,)))
+    """The feeds of a node's inputs: x, or a tuple of several inputs (ONNX broadcasts them). An input
+    the graph takes as bool gets x != 0: ONNX's truth of a DirectML UINT8 tensor."""
+    arrays = x if isinstance(x, tuple) else (x,)
+    types = node.input_types or (None,) * len(arrays)
+    return {name: np.asarray(v) != 0 if t == "bool" else v
+            for name, v, t in zip(input_names(node, prefix), arrays, types)}
 
 
 def single_node_model(node, dtype: str) -> bytes:

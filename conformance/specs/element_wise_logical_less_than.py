@@ -1,0 +1,3 @@
+from conformance.specs.element_wise_logical_equals import TABLES_FROM_1_0, comparison
+
+SPEC = comparison("ELEMENT_WISE_LOGICAL_LESS_THAN", "<", lambda a, b: a < b, "Less", 13, "1_0", TABLES_FROM_1_0)
