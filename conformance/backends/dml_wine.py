@@ -291,6 +291,7 @@ class Graph:
     failure: Outcome | None = None
     placement: dict | None = None
     deaths: int = 0  # worker deaths while this graph was in flight
+    fresh_tried: bool = False  # its provider failed to start in a worker holding sessions: tried in a new one
 
     def node_name(self, index) -> str:
         return f"{self.nodes[index].op_type}_{index}"
@@ -309,7 +310,9 @@ class WorkerBackend(Backend):
         self.logdir = Path(tempfile.mkdtemp(prefix=f"{name}-logs-"))
         self.worker_starts = 0
         self.restarts = 0  # after a death
-        self.recycles = 0  # planned: the worker's memory would pass the budget
+        self.recycles = 0  # planned: the worker's memory would pass the budget, or its provider failed
+        self._replace_worker = False  # a session's provider failed to start: the next trip gets a new worker
+        self._provider_capacity = None  # the sessions a worker held when its provider first failed to start
         self.worker_deaths = 0
         self.round_trips = 0
         self.peak_memory = 0
@@ -499,10 +502,13 @@ class WorkerBackend(Backend):
     def capacity(self) -> int | None:
         """Sessions one worker may hold within the memory budget (None: no limit). Under Wine and
         lavapipe each DirectML session keeps about 1.5 GB of shared memory until the process
-        ends (destroying the session does not give it back), so a worker is recycled instead."""
-        if not self.memory_budget or not self._per_session:
-            return None
-        return max(1, int((self.memory_budget - self._base_memory) // self._per_session))
+        ends (destroying the session does not give it back), so a worker is recycled instead; and
+        where DirectML's provider failed to start in a worker holding N sessions (it could make no
+        more devices: the H100, docs/gpu/catalogue/README.md), no worker holds more than N."""
+        limits = [self._provider_capacity] if self._provider_capacity else []
+        if self.memory_budget and self._per_session:
+            limits.append(max(1, int((self.memory_budget - self._base_memory) // self._per_session)))
+        return min(limits) if limits else None
 
     def _trips(self, pending, outcomes):
         """Group pending cases by graph, and the graphs into round trips of at most capacity()."""
@@ -532,8 +538,13 @@ class WorkerBackend(Backend):
         new = sum(1 for graph_key in by_graph if not self._graphs[graph_key].created)
         if limit is None or not new or self._live == 0 or self._live + new <= limit:
             return
+        self._retire_worker()
+
+    def _retire_worker(self):
+        """Close the worker; the next trip starts a fresh one, which creates every session anew."""
         self._channel.close()
         self._channel = None
+        self._replace_worker = False
         self.recycles += 1
         for graph in self._graphs.values():
             graph.created = False
@@ -572,7 +583,10 @@ class WorkerBackend(Backend):
         """The live worker for a trip (a fresh one where the trip's new sessions would pass the
         memory budget); None where none can be started, every case of the trip then a crash."""
         if self._channel is not None and self._channel.alive():
-            self._recycle_if_full(by_graph)
+            if self._replace_worker:
+                self._retire_worker()
+            else:
+                self._recycle_if_full(by_graph)
         if self._start_failures >= MAX_START_FAILURES:
             message = f"not run: the worker failed to start {self._start_failures} times in a row"
         else:
@@ -620,12 +634,23 @@ class WorkerBackend(Backend):
         cases are returned, to go again."""
         retry = []
         for session in sessions:
+            if replies.get(session["key"], {}).get("ok"):
+                self._graphs[session["key"]].created = True
+        held = sum(graph.created for graph in self._graphs.values())
+        for session in sessions:
             graph = self._graphs[session["key"]]
             created = replies.get(session["key"], {})
             if created.get("ok"):
-                graph.created = True
                 continue
             message = one_line(created.get("error", "no reason given"))
+            if created.get("provider_failed") and held and not graph.fresh_tried:
+                # DirectML's provider could not make its device in a worker that holds other sessions
+                # (each keeps its own device until the process ends): once more, in a fresh worker,
+                # and from now on no worker is given more sessions than this one held.
+                graph.fresh_tried = self._replace_worker = True
+                self._provider_capacity = min(held, self._provider_capacity or held)
+                retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
+                continue
             status = (CPU_FALLBACK if created.get("fallback") else ERROR if created.get("provider_failed")
                       else classify_error(message))
             graph.failure = Outcome(status, message=message)

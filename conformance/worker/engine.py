@@ -143,6 +143,10 @@ class Engine:
         provider = spec["provider"]
         started = time.perf_counter()
         self.sessions_created += 1
+        limit = os.environ.get("DMLC_WORKER_PROVIDER_LIMIT") if self.test_hooks else None
+        if limit and len(self.sessions) >= int(limit):  # a test's stand-in for DirectML out of devices
+            return {"ok": False, "provider_failed": True, "seconds": 0.0,
+                    "error": f"{provider} failed to start: EP Error (test hook: {limit} sessions held)"}
         printed = io.StringIO()
         try:
             # The Python wrapper prints "EP Error ... Falling back" when the provider itself fails to
