@@ -69,7 +69,13 @@ def test_default_cases_on_cpu_same_records_with_and_without_speed_ups(default_ca
                         jobs=1, accelerate=False)
     quick = run_records(OrtBackend("cpu", "CPUExecutionProvider"), default_cases, jobs=2)
     assert_same_records(quick.records, plain.records)
-    assert quick.sessions_created < plain.sessions_created / 3
+    # One shared graph per operator and data type; a family the provider refuses is split, one
+    # graph per parameter set.
+    families = {(r["op"], r["dtype"]) for r in plain.records if r["status"] != statuses.NOT_REACHABLE}
+    refused = {(r["op"], r["dtype"], str(r["params"])) for r in plain.records
+               if r["status"] in (statuses.UNSUPPORTED, statuses.UNSUPPORTED_REQUIRED, statuses.ERROR)}
+    assert quick.sessions_created <= len(families) + len(refused) < plain.sessions_created, \
+        (quick.sessions_created, len(families), len(refused), plain.sessions_created)
     # the statuses are the real ones: the CPU provider fails some special values
     assert {r["status"] for r in quick.records} >= {statuses.PASS, statuses.FAIL, statuses.NOT_REACHABLE}
     for record in quick.records:

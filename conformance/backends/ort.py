@@ -9,6 +9,9 @@ node, a case's tensor to its node and a one-element dummy to the others, so one
 run serves one case per node. A graph that cannot be made, or a run that fails,
 falls back to one single-node session per parameter set, which names the culprit.
 """
+import contextlib
+import gc
+import io
 import os
 import platform
 import re
@@ -201,12 +204,40 @@ class OrtBackend(Backend):
         for index, value in zip(indices, values):
             outcomes[chosen[index]] = self._proven(graph["placement"], names[index], names, value, proving)
 
+    def _new_session(self, model, options):
+        """A session on the provider. Where the provider itself fails to start (ONNX Runtime's Python
+        prints "EP Error", then its retry on the CPU provider meets the disabled fallback: "Conflicting
+        session configuration"), the sessions this backend holds are let go once and it tries again:
+        each DirectML session holds a device of its own, and a process can make only so many
+        (docs/gpu/catalogue/README.md). Still failing, the error is the provider's own."""
+        for attempt in range(2):
+            printed = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(printed):
+                    return self.ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
+            except Exception as error:  # onnxruntime raises its own Fail/InvalidArgument/... types
+                if "EP Error" not in printed.getvalue():
+                    raise
+                if attempt == 0 and self._let_sessions_go():
+                    continue
+                raise RuntimeError(f"{self.provider} failed to start: {one_line(printed.getvalue())} "
+                                   f"(then: {one_line(error)})") from None
+
+    def _let_sessions_go(self) -> bool:
+        """Drop every session held (each is made again when next needed) -> whether any was held."""
+        held = bool(self._sessions) or any(graph["session"] is not None for graph in self._graphs)
+        self._sessions.clear()
+        for graph in self._graphs:
+            graph["session"] = None
+        gc.collect()
+        return held
+
     def _create_graph(self, graph):
         """A session for a shared graph, or None (the caller falls back to single-node sessions)."""
         ort = self.ort
         try:
             model = multi_node_model(graph["nodes"], graph["dtype"])
-            session = ort.InferenceSession(model, self._options(), providers=[(self.provider, self.options)])
+            session = self._new_session(model, self._options())
         except Exception as error:
             self.sessions_created += 1
             message = one_line(error)
@@ -257,7 +288,7 @@ class OrtBackend(Backend):
         options = self._options()
         model = single_node_model(node, dtype)
         try:
-            session = ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
+            session = self._new_session(model, options)
         except Exception as error:
             message = one_line(error)
             self.sessions_created += 1
