@@ -100,11 +100,15 @@ def test_a_device_broadcasting_the_wrong_dimension_fails():
 
 
 def test_flushed_inputs_are_judged_by_the_oracle_on_the_flushed_inputs():
-    """Stated in ULP (the d3d model's float32 intervals hold flushed values themselves)."""
-    chosen = [c for c in select(SEVERAL, "float32 and crossed[specials]") if c.flush_allowed]  # not bitwise
+    """Stated in ULP (the d3d model's float32 intervals hold flushed values themselves).
+    DIFFERENCE_SQUARE is left out: no float32 result shows a flushed input ((v - s)^2 and v^2 differ
+    only where v^2 underflows), so flushing is invisible there; bitwise operators forbid flushing."""
+    chosen = [c for c in select(SEVERAL, "float32 and crossed[specials] and not DIFFERENCE_SQUARE")
+              if c.flush_allowed]
     records = run("python:faults:flush_denormals", chosen, model="ulp")
     assert {r["status"] for r in records} == {statuses.PASS} and all(r["flushed"] > 0 for r in records)
-    forbidden = select([c for c in load_paths(forbid_flush=True) if c.several], "float32 and crossed[specials]")
+    forbidden = select([c for c in load_paths(forbid_flush=True) if c.several],
+                       "float32 and crossed[specials] and not DIFFERENCE_SQUARE")
     assert {r["status"] for r in run("python:faults:flush_denormals", forbidden, model="ulp")} == {statuses.FAIL}
 
 
