@@ -18,7 +18,10 @@ class ResultsWriter:
         self._handle = None
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
+            # A path ending in .gz is written through gzip. A run killed midway leaves it cut short,
+            # which read_results refuses in one line; a plain .jsonl keeps every record written.
+            opener = gzip.open if str(self.path).endswith(".gz") else open
+            self._handle = opener(self.path, "wt", encoding="utf-8", newline="\n")
 
     def write(self, record: dict):
         if self._handle:

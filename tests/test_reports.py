@@ -428,6 +428,10 @@ def test_gzipped_results_read_as_the_plain_file_and_a_bad_gzip_is_an_error(tmp_p
     packed = tmp_path / "r.jsonl.gz"
     packed.write_bytes(gzip.compress(path.read_bytes()))
     assert read_results(packed) == read_results(path)
+    written = tmp_path / "w.jsonl.gz"
+    done = conformance("run", "--backend", "cpu", "-k", "ACTIVATION_CELU and rank1", "--results", written)
+    assert done.returncode in (0, 1) and gzip.decompress(written.read_bytes()).startswith(b'{"type": "header"')
+    assert read_results(written)[1]
     (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip at all\n")
     done = conformance("report", tmp_path / "bad.jsonl.gz")
     assert done.returncode == 2 and "not a readable gzip file" in done.stderr, done.stderr
