@@ -247,8 +247,11 @@ versions = json.load(open(f"{check}/versions.json", encoding="utf-8"))
 problems = []
 if header.get("backend") != "dml" or header.get("provider") != "DmlExecutionProvider":
     problems.append(f"backend {header.get('backend')} / {header.get('provider')}, not dml / DmlExecutionProvider")
-if not footer or not cases or any(c["status"] != "pass" for c in cases):
-    problems.append("not every case passed: " + ", ".join(f"{c['id']} {c['status']}" for c in cases if c["status"] != "pass"))
+# Every case ONNX Runtime can reach must pass (an operator ONNX has no node for is not reachable).
+reached = [c for c in cases if c["status"] != "not-reachable"]
+if not footer or not reached or any(c["status"] != "pass" for c in reached):
+    problems.append("not every reachable case passed: " + (", ".join(
+        f"{c['id']} {c['status']}" for c in reached if c["status"] != "pass") or "none was reachable"))
 placed = {p for c in cases for p in (c.get("placement") or {}).values()}
 if placed != {"DmlExecutionProvider"}:
     problems.append(f"nodes ran on {sorted(placed)}")
