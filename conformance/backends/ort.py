@@ -63,6 +63,7 @@ class OrtBackend(Backend):
             raise BackendUnavailable(f"{name}: ONNX Runtime {self.ort.__version__} here has no {provider} "
                                      f"(it has {', '.join(available)})")
         self._sessions = {}  # key -> (session, failure Outcome or None)
+        self._provider_exhausted = False  # letting the sessions go did not get the provider started
         self.profile_dir = None  # made on the first profiled session, removed by close() or at exit
         self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
         self._plan = {}  # node key -> (graph number, node index) in a shared graph
@@ -214,11 +215,16 @@ class OrtBackend(Backend):
             printed = io.StringIO()
             try:
                 with contextlib.redirect_stdout(printed):
-                    return self.ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
+                    session = self.ort.InferenceSession(model, options, providers=[(self.provider, self.options)])
+                self._provider_exhausted = self._provider_exhausted and not attempt  # letting go helped
+                return session
             except Exception as error:  # onnxruntime raises its own Fail/InvalidArgument/... types
                 if "EP Error" not in printed.getvalue():
                     raise
-                if attempt == 0 and self._let_sessions_go():
+                if attempt == 0 and not self._provider_exhausted and self._let_sessions_go():
+                    # Once only: where letting go gives nothing back (under Wine the devices stay
+                    # until the process ends), every later failure would drop every session again.
+                    self._provider_exhausted = True
                     continue
                 raise RuntimeError(f"{self.provider} failed to start: {one_line(printed.getvalue())} "
                                    f"(then: {one_line(error)})") from None
