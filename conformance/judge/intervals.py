@@ -23,6 +23,7 @@ page of the Direct3D documentation):
 Non-finite results follow Direct3D: inf - inf, 0 * inf, log2 of a negative, NaN operands
 give NaN; min/max return the non-NaN operand (nan_rule "d3d").
 """
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -188,7 +189,7 @@ class Evaluator:
         if node.op == "select":
             return self._select(node, x)
         if node.op == "declared":
-            return self._declared(node.info, self.evaluate(node.args[0], x))
+            return self._declared(node.info, [self.evaluate(a, x) for a in node.args])
         return method(*(self.evaluate(a, x) for a in node.args))
 
     def _x(self, x):  # pragma: no cover - evaluate() handles the leaf
@@ -368,17 +369,22 @@ class Evaluator:
         distinct = unordered | ~((a.lo == a.hi) & (b.lo == b.hi) & (a.lo == b.lo))
         return (overlap, distinct) if cond.op == "eq" else (distinct, overlap)
 
-    def _declared(self, info, a):
+    def _declared(self, info, args):
         with np.errstate(all="ignore"):
-            point = a.lo == a.hi
-            f_lo, f_hi = info.reference(a.lo), info.reference(a.hi)
+            point = np.logical_and.reduce([a.lo == a.hi for a in args])
+            if len(args) == 1:
+                f_lo, f_hi = info.reference(args[0].lo), info.reference(args[0].hi)
+            else:  # every corner of the arguments' box (a signed zero's two ends: atan2(+-0, -1))
+                corners = [info.reference(*ends) for ends in itertools.product(*((a.lo, a.hi) for a in args))]
+                f_lo, f_hi = np.minimum.reduce(corners), np.maximum.reduce(corners)
             if info.monotone == "decreasing":
                 f_lo, f_hi = f_hi, f_lo
             elif info.monotone != "increasing":
                 f_lo = np.where(point, f_lo, info.bounds[0])
                 f_hi = np.where(point, f_hi, info.bounds[1])
-            nan = a.nan | (a.num & (np.isnan(f_lo) | np.isnan(f_hi)))
-            num = a.num & ~(np.isnan(f_lo) & np.isnan(f_hi))
+            num = np.logical_and.reduce([a.num for a in args])
+            nan = np.logical_or.reduce([a.nan for a in args]) | (num & (np.isnan(f_lo) | np.isnan(f_hi)))
+            num = num & ~(np.isnan(f_lo) & np.isnan(f_hi))
             f_lo = np.where(np.isnan(f_lo), -INF, f_lo)
             f_hi = np.where(np.isnan(f_hi), INF, f_hi)
             spacing_lo, spacing_hi = self._spacing(f_lo), self._spacing(f_hi)

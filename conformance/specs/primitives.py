@@ -91,7 +91,9 @@ class Cond:
 class Declared:
     """A primitive whose accuracy is declared rather than composed: the interval is
     reference(arg) widened by ulp (of the result's type), abs_error or rel_error. Each is one
-    number or {"float32": a, "float16": b}, the figure for each format the shader computes in."""
+    number or {"float32": a, "float16": b}, the figure for each format the shader computes in.
+    A function of several arguments (atan2(y, x)) takes them in order: reference(*args), its
+    interval the corners' where every argument is one value, else bounds (monotone is for one)."""
     name: str
     reference: object  # numpy float64 function
     source: str
@@ -195,7 +197,11 @@ def pow_(a, b) -> Expr:
 
 def declared(name: str, arg, reference, source: str, ulp: float = 0.0, abs_error: float = 0.0,
              rel_error: float = 0.0, monotone: str | None = None, bounds=(-math.inf, math.inf)) -> Expr:
-    return Expr("declared", (lift(arg),), info=Declared(name, reference, source, ulp, abs_error, rel_error,
+    """arg: one expression, or a tuple of them for a function of several arguments."""
+    args = tuple(lift(a) for a in arg) if isinstance(arg, tuple) else (lift(arg),)
+    if len(args) > 1 and monotone is not None:
+        raise ValueError(f"declared {name}: monotone applies to a function of one argument")
+    return Expr("declared", args, info=Declared(name, reference, source, ulp, abs_error, rel_error,
                                                          monotone, tuple(bounds)))
 
 
@@ -214,7 +220,7 @@ def render(node) -> str:
     if node.op == "const":
         return f"{node.value:.9g}"
     if node.op == "declared":
-        return f"{node.info.name}({render(node.args[0])})"
+        return f"{node.info.name}({', '.join(render(a) for a in node.args)})"
     return f"{node.op}({', '.join(render(a) for a in node.args)})"
 
 
