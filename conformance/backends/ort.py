@@ -104,7 +104,8 @@ class OrtBackend(Backend):
 
     def _node(self, case):
         """-> (OnnxNode, key) or the Outcome that says why the case cannot run (memoised)."""
-        memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())))
+        memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())),
+                    any(i.broadcast for i in case.inputs))
         found = self._nodes.get(memo_key)
         if found is None:
             found = self._nodes[memo_key] = case_node(case)
@@ -332,8 +333,11 @@ def case_node(case):
     if case.in_place:
         return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
                                               "cannot be requested through ONNX Runtime")
+    spec = specs.get(case.op)
+    if not spec.onnx_broadcasts and any(i.broadcast for i in case.inputs):
+        return Outcome(NOT_REACHABLE, message=f"{spec.name}: the ONNX node does not broadcast as DirectML does "
+                                              f"({spec.onnx_route})")
     try:
-        spec = specs.get(case.op)
         node = with_inputs(spec.to_onnx(case.dtype, case.params), spec, case.dtype)
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))

@@ -111,6 +111,9 @@ class OperatorSpec:
     # The input tensors in the page's order (the struct's fields before OutputTensor); the oracle,
     # the ONNX graphs and dml-direct's bindings take them in this order.
     inputs: tuple = ONE_INPUT
+    # Whether the ONNX node broadcasts its inputs as DirectML's zero strides do (DequantizeLinear's
+    # scale is a scalar, per axis or blocked: a broadcast case is not reachable through ONNX Runtime)
+    onnx_broadcasts: bool = True
 
     @property
     def several_inputs(self) -> bool:
