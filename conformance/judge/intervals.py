@@ -186,6 +186,8 @@ class Evaluator:
             return self._flush(x[node.info] if isinstance(x, dict) else x)
         if node.op == "const":
             return self._const(node, x)
+        if node.op == "undefined":
+            return self._undefined(node, x)
         if node.op == "select":
             return self._select(node, x)
         if node.op == "declared":
@@ -204,6 +206,11 @@ class Evaluator:
             return Values.points(np.full(shape, value))
         ends = sorted((value, node.info))  # a rounded mathematical constant: either value
         return Values(np.full(shape, ends[0]), np.full(shape, ends[1]), np.ones(shape, bool), np.zeros(shape, bool))
+
+    def _undefined(self, node, x):
+        """Any value, NaN included (the page leaves the result undefined)."""
+        shape = (x[None] if isinstance(x, dict) else x).lo.shape
+        return Values(np.full(shape, -INF), np.full(shape, INF), np.ones(shape, bool), np.ones(shape, bool))
 
     def _add(self, a, b):
         lo, _ = _sum_down_up(a.lo, b.lo)

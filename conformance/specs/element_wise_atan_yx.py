@@ -3,7 +3,7 @@ import math
 import numpy as np
 
 from conformance.specs.base import A_B, FLOATS, ONE_TO_EIGHT, OperatorSpec, SupportTable, neighbours, no_onnx, page
-from conformance.specs.primitives import WGSL_ACCURACY, A, B, declared
+from conformance.specs.primitives import UNDEFINED, WGSL_ACCURACY, A, B, declared, eq, select
 
 STRUCT = "DML_ELEMENT_WISE_ATAN_YX_OPERATOR_DESC"
 PI = float(np.nextafter(np.float32(math.pi), np.float32(4)))  # pi, rounded up to float32
@@ -17,9 +17,11 @@ def special_values(dtype: str, params: dict) -> list:
 
 
 def d3d(params: dict):
-    """No Direct3D figure for atan2; WGSL's: 4096 ULP (f32), 5 ULP (f16)."""
-    return declared("atan2", (A, B), np.arctan2, WGSL_ACCURACY, ulp={"float32": 4096, "float16": 5},
-                    bounds=(-PI, PI))
+    """No Direct3D figure for atan2; WGSL's: 4096 ULP (f32), 5 ULP (f16). At the origin the page
+    leaves the result undefined: any value there."""
+    atan2 = declared("atan2", (A, B), np.arctan2, WGSL_ACCURACY, ulp={"float32": 4096, "float16": 5},
+                     bounds=(-PI, PI))
+    return select(eq(A, 0.0), select(eq(B, 0.0), UNDEFINED, atan2), atan2)
 
 
 SPEC = OperatorSpec(
@@ -39,12 +41,12 @@ SPEC = OperatorSpec(
     to_onnx=no_onnx("ONNX has no atan2 (an Atan of a Div loses the quadrant and is another operator's test)"),
     special_values=special_values,
     d3d=d3d,
-    output_range=lambda params, dtype: (-PI, PI),
     source=page(STRUCT),
     notes=("Floats: C's atan2 in float64 (numpy.arctan2), rounded once: atan2(+-0, +0) = +-0, "
            "atan2(+-0, -0) = +-pi, atan2(+-0, -x) = +-pi, atan2(+-inf, +-inf) = +-pi/4 or +-3pi/4, NaN "
-           "with NaN. The page leaves the origin (both inputs zero) undefined: the cases keep C's values "
-           "there, and a difference at the origin is the page's undefined, not a wrong result.",
+           "with NaN. The page leaves the origin (both inputs zero) undefined: the oracle keeps C's values "
+           "there (the ULP model judges by them).",
            "The d3d model grants WGSL's atan2 accuracy (4096 ULP float32, 5 ULP float16) around the exact "
-           "value, within [-pi, pi]."),
+           "value, within [-pi, pi], and any value at the origin (the page's undefined; a float32 denormal "
+           "pair may be flushed onto it). The ULP model keeps C's values there.",),
 )

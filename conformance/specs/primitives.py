@@ -12,6 +12,7 @@ turns it into an acceptance interval per element (the d3d tolerance model):
 - exp, log and pow_ are HLSL's lowerings (DirectXShaderCompiler, HLOperationLower.cpp):
   exp(x) = exp2(log2(e) * x), log(x) = log2(x) * ln(2), pow(x, y) = exp2(y * log2(x)).
 - minimum and maximum are Direct3D's (a NaN operand yields the other one).
+- UNDEFINED is any value, NaN included: where the page leaves the result undefined (select it there).
 - declared(...) is a function that is not a composition of Direct3D primitives, with the
   accuracy it is granted stated once, with its source.
 This module is symbols only: no numbers are computed here.
@@ -126,6 +127,7 @@ A = input_("A")
 B = input_("B")
 NAN = Expr("const", value=math.nan)
 INF = Expr("const", value=math.inf)
+UNDEFINED = Expr("undefined")  # a result the page leaves undefined: any value, NaN included
 
 
 def _unary(op):
