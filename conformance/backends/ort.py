@@ -188,7 +188,7 @@ class OrtBackend(Backend):
         dtype, nodes = graph["dtype"], graph["nodes"]
         given = {}
         for k, node in enumerate(nodes):
-            given.update({name: np.zeros((1,), dtype=t)
+            given.update({name: np.ones((1,), dtype=t)  # not 0: an integer Mod or Div by 0 fails the run
                           for name, t in zip(input_names(node, f"x{k}"), node.input_types or (dtype,))})
         for index, number in chosen.items():
             given.update(feeds(nodes[index], items[number][1], f"x{index}"))

@@ -178,8 +178,8 @@ class Engine:
                 feeds[name] = protocol.take(run["feeds"][name], buffers)
             else:
                 feeds[name] = entry.last_feed.get(name)
-                if feeds[name] is None:
-                    feeds[name] = np.zeros(1, dtype=dtype)
+                if feeds[name] is None:  # one, not zero: a divisor or modulus of 0 fails an integer node
+                    feeds[name] = np.ones(1, dtype=dtype)
         # Never carry an empty tensor into a later run: under DirectML an empty input on one node
         # garbles the outputs of the other nodes of the same run (docs/dml-wine.md).
         entry.last_feed.update({name: value for name, value in feeds.items() if value.size})
