@@ -59,9 +59,10 @@ class IntervalJudge:
         self.nan_rule = nan_rule
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
-        if self.dtype.kind == "f" and spec.d3d is not None:
-            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
         self.names = tuple(i.short for i in spec.inputs) if spec.several_inputs else None
+        if self.dtype.kind == "f" and spec.d3d is not None:
+            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"),
+                                                self.names[0] if self.names else None)
         self.keeps_sign = spec.keeps_sign
         self.range = spec.output_range(params, dtype) if spec.output_range else None
 
