@@ -166,7 +166,9 @@ def test_float16_sweeps_are_in_sync_with_the_default_cases():
     cases = load_paths([str(ROOT / "sweeps" / "float16_every_parameter_set")], 0)
     assert {c.dtype for c in cases} == {"float16"} and all(c.elements == 65536 for c in cases)
     assert all(c.generator == {"kind": "exhaustive_float16"} for c in cases)
-    default = {(c.op, repr(sorted(c.params.items()))) for c in load_paths() if c.dtype == "float16"}
+    from conformance import specs
+    default = {(c.op, repr(sorted(c.params.items()))) for c in load_paths()
+               if c.dtype == "float16" and not specs.get(c.op).several_inputs}  # one input: 65,536 cases
     assert {(c.op, repr(sorted(c.params.items()))) for c in cases} == default
 
 
