@@ -20,8 +20,7 @@ class ResultsWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz is written through gzip. A run killed midway leaves it cut short,
             # which read_results refuses in one line; a plain .jsonl keeps every record written.
-            opener = gzip.open if str(self.path).endswith(".gz") else open
-            self._handle = opener(self.path, "wt", encoding="utf-8", newline="\n")
+            self._handle = _open(self.path, "wt")
 
     def write(self, record: dict):
         if self._handle:
@@ -93,11 +92,16 @@ def partial(header, footer) -> str | None:
     return None
 
 
+def _open(path, mode: str):
+    """A results file as UTF-8 text with \n line ends, through gzip where its name ends in .gz."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    return opener(path, mode, encoding="utf-8", newline="\n")
+
+
 def _records(path):
     """(line number, record) per line; (number, None) for a last line cut short. A path ending
     in .gz is read through gzip (results committed under docs/ are kept compressed)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as handle:
+    with _open(path, "rt") as handle:
         try:
             for number, line in enumerate(handle, 1):
                 if not line.strip():
