@@ -39,3 +39,19 @@ def test_the_baseline_gives_the_same_statuses_as_the_harness():
     records = bench.onnx_backend_style(cases)
     assert [r["id"] for r in records] == [c.id for c in cases]
     assert {r["status"] for r in records} >= {"pass"}
+
+
+def test_the_figure_table_shows_every_figure_against_its_target():
+    op, dtype, params = bench.workloads()[0]
+    row = bench.verification(op, dtype, params, 1 << 16, jobs=1, repeats=1)
+    failing = bench.verification(op, dtype, params, 1 << 16, jobs=1, repeats=1, plain=False, tiny=True)
+    small = {"cases": 10, "load_seconds": 0.1, "seconds": 1.0, "sessions": 2, "baseline_seconds": 12.0,
+             "baseline_sessions": 10, "identical": True}
+    figures = {"verification": [row], "verification_failing": failing, "small_cases": small, "jobs": 1,
+               "sweep": [bench.sweep(16, 1, op, params)]}
+    table = {line[0]: line for line in bench.figure_rows(figures)}
+    off = next(line for label, line in table.items() if label.strip().startswith("every element off"))
+    assert f"{failing['off']:,} of {failing['elements']:,}" in off[0] and off[4].startswith(">=")
+    suite = next(line for label, line in table.items() if "one session per case" in label)
+    assert suite[3] == "12.0x" and suite[5].startswith("yes")
+    assert any(label.startswith("sweep ") and "2**16" in label for label in table)
