@@ -219,3 +219,25 @@ def test_float16_sweeps_of_operators_without_fields_or_with_enum_int_and_type_fi
     assert any(c.op == "ELEMENT_WISE_ROUND" and c.params["RoundingMode"] == "DML_ROUNDING_MODE_TOWARD_ZERO"
                and c.params["Count"] == 3 and isinstance(c.params["Count"], int) for c in swept)
     assert [c.shape for c in swept if c.op == "ACTIVATION_GELU"] == [(1, 1, 256, 256)]
+
+
+def test_a_wheel_carried_in_parts_is_joined_and_checked(tmp_path):
+    import hashlib
+    wheel = bytes(range(256)) * 1000
+    wheels = tmp_path / "gpu" / "wheels"
+    wheels.mkdir(parents=True)
+    name = "llvmlite-0.50.0-cp312-cp312-manylinux_2_28_x86_64.whl"
+    (wheels / f"{name}.sha256").write_text(hashlib.sha256(wheel).hexdigest() + "\n")
+    for number, start in enumerate(range(0, len(wheel), 100_000)):
+        (wheels / f"{name}.part-{number:02d}").write_bytes(wheel[start:start + 100_000])
+    join = ["bash", str(GPU / "device.sh"), "join", str(wheels)]
+    env = {"PATH": "/usr/bin:/bin", "GPU_ROOT": str(tmp_path / "gpu")}
+    missing = wheels / f"{name}.part-01"
+    kept = missing.read_bytes()
+    missing.unlink()  # a call not received
+    done = subprocess.run(join, capture_output=True, text=True, env=env)
+    assert done.returncode != 0 and name in done.stderr and not (wheels / name).exists()
+    missing.write_bytes(kept)
+    done = subprocess.run(join, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in wheels.iterdir()] == [name] and (wheels / name).read_bytes() == wheel

@@ -61,6 +61,12 @@ WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==$WEBGPU_PIN}
 . "$ROOT/scripts/dml_wine/releases.sh"
 WIN_PYTHON_STAMP=$(python_stamp "$(newest_release)")
 WIN_HARNESS_LOCK=$ROOT/scripts/windows_harness/requirements.txt
+# The compiled verification (conformance/fast_kernels_jit.py and the failing-element passes): numba
+# and llvmlite at the Windows harness's pins, with the numpy they are tested with here (the image's
+# numpy is newer than numba supports). llvmlite's wheel (57 MiB) is over what one call carries beside
+# the tree: wheels too large for a call travel in parts that `device.sh setup` joins.
+pin() { grep -o "^$1==[^ ]*" "$WIN_HARNESS_LOCK" | cut -d= -f3; }
+JIT_WHEELS="numba==$(pin numba) llvmlite==$(pin llvmlite) numpy==${JIT_NUMPY:-2.4.6}"
 
 MODE=build
 RELEASES=""
@@ -326,7 +332,7 @@ done
 PIP=${PIP:-python3 -m pip}
 WHEEL_CACHE=$CACHE/wheels
 mkdir -p "$WHEEL_CACHE"
-for spec in $LINUX_WHEELS $WEBGPU_WHEEL; do
+for spec in $LINUX_WHEELS $JIT_WHEELS $WEBGPU_WHEEL; do
     name=${spec%%==*}; version=${spec##*==}
     pattern="$(echo "$name" | tr '-' '_')-$version-"
     if ! ls "$WHEEL_CACHE"/"$pattern"*.whl >/dev/null 2>&1; then
@@ -346,16 +352,47 @@ if ! ls "$CACHE"/debs/libegl1_*.deb >/dev/null 2>&1; then
 fi
 rm -rf "$CACHE/debs/x"; dpkg-deb -x "$CACHE"/debs/libegl1_*.deb "$CACHE/debs/x"
 cp -a "$CACHE"/debs/x/usr/lib/x86_64-linux-gnu/libEGL.so.1* "$CARRY/extras/lib/"
-# The extras ride with the last chunk where they fit, else in a call of their own (all receives
-# come before the setup, so the order does not matter).
-last=$(ls -d "$CARRY"/c* | tail -n 1)
-room=$(( (60 - ${WORKTREE_MIB:-4}) * 1048576 - $(du -sb "$last" | cut -f1) ))  # the tree rides with every call
-if [ "$(du -sb "$CARRY/extras" | cut -f1)" -le "$room" ]; then
-    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras/lib" "$last/"
-else
-    n=$(basename "$last"); n=$((10#${n#c} + 1))
-    mv "$CARRY/extras/tools" "$CARRY/extras/wheels" "$CARRY/extras/lib" "$(mkdir -p "$CARRY/$(printf 'c%02d' "$n")" && echo "$CARRY/$(printf 'c%02d' "$n")")/"
-fi
+# The extras ride with the last chunk where they fit, else in calls of their own; a file over what a
+# call carries goes in parts NAME.part-NN (device.sh setup joins them and checks NAME.sha256). All
+# receives come before the setup, so the order does not matter.
+python3 - "$CARRY" "$(( (60 - ${WORKTREE_MIB:-4}) * 1048576 ))" <<'EOF' || fail "placing the extras"
+import hashlib, os, shutil, sys
+carry, limit = sys.argv[1], int(sys.argv[2])
+extras = os.path.join(carry, "extras")
+last = sorted(d for d in os.listdir(carry) if d[:1] == "c" and d[1:].isdigit())[-1]
+size = lambda d: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
+calls = [[os.path.join(carry, last), size(os.path.join(carry, last))]]
+
+
+def place(relative, source, length):
+    call = next((c for c in calls if c[1] + length <= limit), None)
+    if call is None:
+        call = [os.path.join(carry, f"c{int(os.path.basename(calls[-1][0])[1:]) + 1:02d}"), 0]
+        calls.append(call)
+    target = os.path.join(call[0], relative)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if isinstance(source, bytes):
+        open(target, "wb").write(source)
+    else:
+        shutil.copyfile(source, target)
+    call[1] += length
+
+
+files = sorted(((os.path.relpath(os.path.join(r, f), extras), os.path.join(r, f))
+                for r, _, fs in os.walk(extras) for f in fs), key=lambda item: -os.path.getsize(item[1]))
+for relative, path in files:
+    length = os.path.getsize(path)
+    if length <= limit // 2:
+        place(relative, path, length)
+        continue
+    data = open(path, "rb").read()
+    place(relative + ".sha256", hashlib.sha256(data).hexdigest().encode() + b"\n", 65)
+    piece = limit // 2
+    for number, start in enumerate(range(0, length, piece)):
+        place(f"{relative}.part-{number:02d}", data[start:start + piece], min(piece, length - start))
+for call, used in calls:
+    print(f"[gpu-bundle]     {os.path.basename(call)}: {used / 2**20:.0f} MiB")
+EOF
 rm -rf "$CARRY/extras"
 python3 - "$CARRY" "$PAYLOAD" "$(cat "$PAYLOAD.sha256")" "$KEY" "$CACHE/root-packages.txt" <<'EOF'
 import json, os, sys

@@ -19,6 +19,7 @@
 #                                                          WINDOWS_HARNESS=1: the Windows harness's conformance.exe
 #                                                          runs them, in process: --backend dml)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
+#   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
 # How Wine reaches the GPU (docs/gpu/README.md): Wine runs on the host, with the host's glibc (the
 # NVIDIA Vulkan driver needs it) and every other library from the carried Debian 12 root through
@@ -297,6 +298,20 @@ release_lanes() {
     done
 }
 
+cmd_join() {
+    # Files too large for one call came in parts NAME.part-NN with NAME.sha256 (build-bundle.sh):
+    # join them and check the whole against the digest taken where the bundle was built.
+    local dir=${1:?join DIR} first whole
+    for first in "$dir"/*.part-00; do
+        [ -e "$first" ] || continue
+        whole=${first%.part-00}
+        cat "$whole".part-* > "$whole.joined"
+        [ "$(sha256sum "$whole.joined" | cut -c1-64)" = "$(cat "$whole.sha256" 2>/dev/null)" ] \
+            || { rm -f "$whole.joined"; fail "$(basename "$whole"): its parts do not make the file built (receive every call of the bundle)"; }
+        mv "$whole.joined" "$whole"; rm -f "$whole".part-* "$whole.sha256"
+    done
+}
+
 linux_python() {
     # The harness's Linux side: wheels the image lacks, and the entry points of this checkout.
     rm -rf "$G/site"; mkdir -p "$G/site"
@@ -306,6 +321,7 @@ linux_python() {
         "$PYTHON" "$HARNESS/scripts/gpu/entry_points.py" "$HARNESS/pyproject.toml" "$G/site"
         return
     fi
+    cmd_join "$G/wheels"
     for w in "$G"/wheels/*.whl; do case $(basename "$w") in onnxruntime_webgpu-*) ;; *) wheels+=("$w") ;; esac; done
     [ ${#wheels[@]} -gt 0 ] && "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
         --target "$G/site" "${wheels[@]}"
@@ -315,6 +331,7 @@ linux_python() {
             "$G"/wheels/onnxruntime_webgpu-*.whl
     fi
     "$PYTHON" "$HARNESS/scripts/gpu/entry_points.py" "$HARNESS/pyproject.toml" "$G/site"
+    say "compiled verification: $(PYTHONPATH=$G/site "$PYTHON" -c 'import numba, numpy; print("numba", numba.__version__, "with numpy", numpy.__version__)' 2>&1 | tail -n 1)"
 }
 
 write_env() {
@@ -436,10 +453,11 @@ cmd_shell() {
 verb=${1:-}; shift || true
 case $verb in
     receive) cmd_receive "$@" ;;
+    join) cmd_join "$@" ;;
     setup) cmd_setup "$@" ;;
     run) cmd_run "$@" ;;
     releases) cmd_releases "$@" ;;
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
 esac
