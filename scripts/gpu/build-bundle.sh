@@ -374,7 +374,7 @@ def place(relative, source, length):
     if isinstance(source, bytes):
         open(target, "wb").write(source)
     else:
-        shutil.copyfile(source, target)
+        shutil.copy2(source, target)  # keeps the mode: tools/ are programs
     call[1] += length
 
 
