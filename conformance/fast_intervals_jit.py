@@ -23,7 +23,7 @@ TINY = 2.0 ** -126  # smallest normal float32
 SUB = 2.0 ** -149  # smallest subnormal float32
 FLT_MAX = float(np.finfo(np.float32).max)
 SLACK = 2.0 ** -50  # intervals._DOUBLE_SLACK
-BLOCK = 1 << 13  # elements evaluated together: every temporary of a formula stays in the L2 cache
+BLOCK = 1 << 18  # elements evaluated together: a few Python calls per span (the tree walk holds the GIL)
 
 
 # Each helper computes every case and selects (no branches: the elements' cases are mixed, and a
