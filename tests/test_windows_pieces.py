@@ -136,26 +136,10 @@ def test_ctrl_c_keeps_finished_cases_and_leaves_no_windows_process(tmp_path):
     (tmp_path / "relu.yaml").write_text(LONG.format(op="ACTIVATION_RELU", params="{}"))
     (tmp_path / "quick.yaml").write_text(QUICK)
     results = tmp_path / "merged.jsonl"
-    process = subprocess.Popen([sys.executable, str(SCRIPT), "--jobs", "2", "--results", str(results),
-                                *(str(tmp_path / name) for name in ("clip.yaml", "relu.yaml", "quick.yaml"))],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lane_runs = str(harness.lane.home / "run")
-    seen = set()
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and process.poll() is None:
-            seen |= wine_prefixes_below(process.pid, lane_runs)
-            if small_cases_done(process.pid) >= 2:
-                break
-            time.sleep(1)
-        assert process.poll() is None, process.communicate()[0]
-        seen |= wine_prefixes_below(process.pid, lane_runs)
-        process.send_signal(signal.SIGINT)
-        console, _ = process.communicate(timeout=300)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 130, console
+    code, console, seen = watched(harness, ["--jobs", "2", "--results", results,
+                                            *(tmp_path / name for name in ("clip.yaml", "relu.yaml", "quick.yaml"))],
+                                  interrupt_when=lambda pid: small_cases_done(pid) >= 2)
+    assert code == 130, console
     assert "interrupted" in console
     header, records, footer = by_id(results)
     assert footer["interrupted"] and footer["cases"] == len(records) == 2, (footer, console)
@@ -170,6 +154,28 @@ def test_ctrl_c_keeps_finished_cases_and_leaves_no_windows_process(tmp_path):
     assert processes_in(seen) == [], f"Wine processes left in {seen}"
     assert not any(Path(prefix).exists() for prefix in seen)
     assert not list(results.parent.glob(".merged.jsonl.*")), "the temporary merged file was left"
+
+
+def watched(harness, argv, interrupt_when=None):
+    """run_in_pieces ARGV, SIGINT once interrupt_when(its pid) holds -> (exit code, console, the Wine
+    prefixes its pieces ran in)."""
+    process = subprocess.Popen([sys.executable, str(SCRIPT), *map(str, argv)], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lane_runs, seen = str(harness.lane.home / "run"), set()
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and process.poll() is None:
+            seen |= wine_prefixes_below(process.pid, lane_runs)
+            if interrupt_when and interrupt_when(process.pid):
+                seen |= wine_prefixes_below(process.pid, lane_runs)
+                process.send_signal(signal.SIGINT)
+                break
+            time.sleep(1)
+        console, _ = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, console, seen
 
 
 def small_cases_done(pid: int) -> int:
@@ -187,3 +193,21 @@ def small_cases_done(pid: int) -> int:
             if path.exists() and '"type": "case"' in path.read_text(encoding="utf-8"):
                 done += 1
     return done
+
+
+def test_a_killed_piece_keeps_its_partial_records_and_names_the_rest(tmp_path):
+    """--piece-timeout ends a piece that streams 2**30 inputs (the lane kills its Wine processes):
+    exit 124, the cases it finished stay, the ones it did not are named, the run is not called
+    interrupted."""
+    harness = harness_or_skip()
+    (tmp_path / "clip.yaml").write_text(LONG.format(op="ELEMENT_WISE_CLIP", params="{Min: -1.0, Max: 1.0}"))
+    code, console, seen = watched(harness, ["--piece-timeout", "45", "--results", tmp_path / "merged.jsonl",
+                                            tmp_path / "clip.yaml"])
+    assert code == 124, console
+    header, records, footer = by_id(tmp_path / "merged.jsonl")
+    (piece,) = header["pieces"]
+    assert piece["exit_code"] == 124 and piece["cases"] == len(records) == footer["cases"] <= 1, piece
+    assert len(records) + len(piece["missing"]) == 2 and not set(records) & set(piece["missing"])
+    assert any("exhaustive_float32" in case_id for case_id in piece["missing"])
+    assert not footer["interrupted"]
+    assert len(seen) == 1 and processes_in(seen) == [], f"Wine processes left in {seen}"
