@@ -211,3 +211,12 @@ def test_a_killed_piece_keeps_its_partial_records_and_names_the_rest(tmp_path):
     assert any("exhaustive_float32" in case_id for case_id in piece["missing"])
     assert not footer["interrupted"]
     assert len(seen) == 1 and processes_in(seen) == [], f"Wine processes left in {seen}"
+
+
+def test_bad_usage_is_refused_in_one_line_before_anything_runs(tmp_path):
+    for argv, expected in ((["--html", tmp_path / "r.html"], "--html: each piece would write its own"),
+                           (["--jobs", "0"], "--jobs: at least 1"),
+                           (["--pytest", "--smoke"], "--smoke: the pytest plugin has no such option")):
+        code, console = pieces("--results", tmp_path / "r.jsonl", *argv)
+        assert code == 2 and expected in console, console
+    assert not (tmp_path / "r.jsonl").exists()

@@ -38,12 +38,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import statuses, windows_harness
 from conformance.backends import wine_lane
-from conformance.caseload import load_paths
+from conformance.caseload import CaseFileError, load_paths
 from conformance.cli import build_parser
 from conformance.errors import BadInput
 from conformance.results import ResultsWriter, read_results
@@ -72,7 +72,6 @@ class Piece:
     began: float = None
     seconds: float = None
     code: int = None
-    extra: dict = field(default_factory=dict)
 
 
 def parse(argv):
@@ -256,7 +255,7 @@ def main(argv=None) -> int:
         return EXIT_NO_HARNESS
     try:
         ids, pieces = plan(run, own.by)
-    except BadInput as error:
+    except (BadInput, CaseFileError) as error:
         print(f"run_in_pieces: {error}", file=sys.stderr)
         return EXIT_BAD_USAGE
     if not pieces:
