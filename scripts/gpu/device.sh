@@ -17,7 +17,9 @@
 #                                                          nvidia-smi; results and proof land in $OUT/NAME.*
 #                                                          (RUN_LIMIT=S interrupts it after S seconds;
 #                                                          WINDOWS_HARNESS=1: the Windows harness's conformance.exe
-#                                                          runs them, in process: --backend dml)
+#                                                          runs them, in process: --backend dml; WINDOWS_HARNESS=pieces:
+#                                                          in pieces, scripts/windows_harness/run_in_pieces.py,
+#                                                          PIECES_JOBS (default nproc) at once, PIECES_BY op|family)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
@@ -392,10 +394,17 @@ cmd_run() {
     t=$(date +%s.%N)
     cd "$HARNESS"
     # RUN_LIMIT=S: interrupt the run (SIGINT) after S seconds; the cases finished so far are kept.
-    local runner=(run)
+    local runner=(-m conformance run) kill_after=30
     # The Windows harness (docs/windows.md): its conformance.exe under Wine, results on Z: (here).
-    [ -n "${WINDOWS_HARNESS:-}" ] && runner=(lane windows -- run)
-    timeout -s INT -k 30 "${RUN_LIMIT:-0}" "$PYTHON" -m conformance "${runner[@]}" "$@" --results "$out/$name.jsonl" \
+    # WINDOWS_HARNESS=pieces: in pieces, PIECES_JOBS at once (default: one per core), PIECES_BY op
+    # (default) or family; each piece stops within a minute of Ctrl-C (windows_harness.CTRL_C_GRACE).
+    case ${WINDOWS_HARNESS:-} in
+        '') ;;
+        pieces) runner=("$HARNESS/scripts/windows_harness/run_in_pieces.py" --jobs "${PIECES_JOBS:-$(nproc)}"
+                        --by "${PIECES_BY:-op}"); kill_after=150 ;;
+        *) runner=(-m conformance lane windows -- run) ;;
+    esac
+    timeout -s INT -k "$kill_after" "${RUN_LIMIT:-0}" "$PYTHON" "${runner[@]}" "$@" --results "$out/$name.jsonl" \
         --quiet >"$out/$name.log" 2>&1 || rc=$?
     local seconds; seconds=$(echo "$(date +%s.%N) - $t" | bc 2>/dev/null || "$PYTHON" -c "print($(date +%s.%N) - $t)")
     kill "$sampler" 2>/dev/null || true
@@ -459,5 +468,5 @@ case $verb in
     releases) cmd_releases "$@" ;;
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
 esac
