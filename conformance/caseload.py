@@ -13,6 +13,7 @@ import numpy as np
 import yaml
 
 from conformance import inputs, specs
+from conformance.specs import fused
 from conformance.case import Case
 from conformance.errors import BadInput
 from conformance.schema import CASE_FILE
@@ -297,7 +298,9 @@ def _wanted(parameter, value) -> str | None:
     """What a value of this field must be, if this value is not that (None: it is)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if parameter.kind == "scale_bias":
-        return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
+        return None if value is None or isinstance(value, dict) and "Type" not in value else "null or {Scale, Bias}"
+    if parameter.kind == "fused_activation":
+        return fused.problem(value)
     if parameter.kind == "enum":
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind == "data_type":
@@ -344,7 +347,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     cases = []
     for dtype, shape_entry, combo, generator, broadcast in itertools.product(
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
-        chosen = dict(zip(names, combo))
+        chosen = {name: fused.normalise(value) if spec.parameter(name).kind == "fused_activation" else value
+                  for name, value in zip(names, combo)}
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
@@ -495,7 +499,9 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
     rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
     parts = []
     for name, value in params.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "Type" in value:
+            parts.append(f"{name}={fused.label(value, _fmt)}")
+        elif isinstance(value, dict):
             parts.append(f"Scale={_fmt(value['Scale'])},Bias={_fmt(value['Bias'])}")
         elif value is not None:
             parts.append(f"{name}={_fmt(value)}")

@@ -5,7 +5,10 @@ TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
 SCALE_BIAS = {"oneOf": [{"type": "null"},
                         {"type": "object", "additionalProperties": False, "required": ["Scale", "Bias"],
                          "properties": {"Scale": NUMBER, "Bias": NUMBER}}]}
-PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, {"type": "string"}]}  # strings: enum and data type fields
+# A FusedActivation field (conformance/specs/fused.py): an activation's name (a string) or this.
+FUSED_ACTIVATION = {"type": "object", "required": ["Type"], "properties": {"Type": {"type": "string"}},
+                    "additionalProperties": NUMBER}
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, FUSED_ACTIVATION, {"type": "string"}]}  # strings: enum, data type
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],

@@ -118,13 +118,23 @@ class OperatorDescription:
         values = {name: tensor.address for (name, _), tensor in zip(fields, self.inputs + [self.output])}
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
-        for name, kind in fields[count:]:
-            value = self.params[name]
+        self.fused = None  # a fused activation: (its type name, its struct, its DML_OPERATOR_DESC)
+        values.update(self._values(fields[count:], self.params))
+        self.struct = struct(**values)
+        self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
+
+    def _values(self, fields, params) -> dict:
+        """The struct values of the fields after the tensors (the memory they point at kept here)."""
+        values = {}
+        for name, kind in fields:
+            value = params[name]
             if kind == "scale_bias":
                 if value is not None:  # _Maybenull_: None is no scale and bias
                     self.scale_bias = abi.DML_SCALE_BIAS(Scale=float_field(value.get("Scale", 1.0)),
                                                          Bias=float_field(value.get("Bias", 0.0)))
                 values[name] = None if value is None else C.addressof(self.scale_bias)
+            elif kind == "fused_activation":  # _Maybenull_: None is no activation
+                values[name] = None if value is None else self._fused(value)
             elif kind == "float":
                 values[name] = float_field(value)
             elif kind == "data_type":
@@ -136,8 +146,18 @@ class OperatorDescription:
                 values[name] = union
             else:  # uint, int, enum: the integer itself
                 values[name] = int(value)
-        self.struct = struct(**values)
-        self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
+        return values
+
+    def _fused(self, wire) -> int:
+        """A fused activation's DML_OPERATOR_DESC (wire: {"desc", "params"} as layout.py sends it); its
+        InputTensor and OutputTensor stay NULL, as DirectML's fused-activation rules require."""
+        desc = wire["desc"]
+        fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
+        own = [(name, kind) for name, kind in fields if kind != "tensor"]
+        struct = abi.description_struct(desc["struct"], fields)(**self._values(own, wire["params"]))
+        self.fused = (desc["type"], struct, abi.DML_OPERATOR_DESC(Type=abi.ENUMS[desc["type"]],
+                                                                  Desc=C.addressof(struct)))
+        return C.addressof(self.fused[2])
 
     @property
     def address(self) -> int:
@@ -151,6 +171,11 @@ class OperatorDescription:
         if kind == "scalar":
             dtype, union = self.scalars[name]
             return np.frombuffer(bytes(union.Bytes), dtype=dtype, count=1)[0].item()
+        if kind == "fused_activation":
+            if self.fused is None:
+                return None
+            type_name, struct, _ = self.fused  # the tensors read None: NULL pointers
+            return {"Type": type_name, **{field: getattr(struct, field) for field, _ in struct._fields_}}
         return getattr(self.struct, name)
 
     @property

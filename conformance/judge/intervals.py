@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conformance.specs.primitives import Cond, Expr
+from conformance.specs.primitives import Cond, Expr, substitute
 
 INF = math.inf
 
@@ -422,17 +422,6 @@ def scale_bias(formula: Expr, scale_bias, first: str | None = None) -> Expr:
     from conformance.specs.primitives import X, lift
     mad = X * lift(scale_bias.get("Scale", 1.0)) + lift(scale_bias.get("Bias", 0.0))
     return substitute(formula, mad, first)
-
-
-def substitute(node, replacement, first: str | None = None):
-    """node with the input element X (and the input named first, X's other name) replaced."""
-    if isinstance(node, Cond):
-        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
-    if node.op == "x" and node.info in (None, first):
-        return replacement
-    if not node.args:
-        return node
-    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
 
 
 def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, names=None) -> Values:

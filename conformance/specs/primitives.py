@@ -207,6 +207,17 @@ def declared(name: str, arg, reference, source: str, ulp: float = 0.0, abs_error
                                                          monotone, tuple(bounds)))
 
 
+def substitute(node, replacement, first: str | None = None):
+    """node with the input element X (and the input named first, X's other name) replaced."""
+    if isinstance(node, Cond):
+        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
+    if node.op == "x" and node.info in (None, first):
+        return replacement
+    if not node.args:
+        return node
+    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
+
+
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
           "ne": "!="}
 
