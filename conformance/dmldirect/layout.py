@@ -34,12 +34,12 @@ def layout(spec) -> dict:
     return {"type": type_name, "struct": spec.struct, "fields": fields}
 
 
-def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=()) -> dict:
+def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=()) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
     spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
     broadcast dimensions, which become zero strides), in_place: True, or the input the output
-    aliases. Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
+    aliases. output_strides: the output's strides in elements (empty: packed). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
     field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
     unknown = set(params) - set(spec.defaults())
@@ -53,7 +53,8 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
             "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters},
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
-                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs]}
+                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
+            "output_strides": [int(s) for s in output_strides] or None}
 
 
 def _given(spec, parameter, values, dtype):

@@ -3,16 +3,17 @@ from oracle.rounding import float_param
 from conformance.specs import fused
 from conformance.specs.base import (A_B, FLOATS, ONE_TO_EIGHT, SAME_TYPES_A_B, OnnxNode, OperatorSpec, Parameter,
                                     SupportTable, arithmetic_specials, page)
-from conformance.specs.primitives import A, B, substitute
+from conformance.specs.primitives import A, B, stored, substitute
 
 
 def d3d(p):
-    """ADD's sum, then the activation's own formula with the sum as its input."""
+    """ADD's sum, then the activation's own formula with the sum as its input: the sum as the unfused
+    ADD's output tensor holds it (float16: rounded) or as the fused shader keeps it (float)."""
     value = p["FusedActivation"]
     if value is None:
         return A + B
     _, fields = fused.split(value)
-    return substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), A + B)
+    return substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), stored(A + B))
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:

@@ -148,6 +148,9 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 round_ne = _unary("round_ne")
 trunc = _unary("trunc")
+# A value as a tensor of the case's type holds it between two layers (ADD1's sum, the unfused ADD's
+# output): a float16 tensor's value rounded to half either way, or kept in float as a fused operator may.
+stored = _unary("stored")
 
 
 def minimum(a, b) -> Expr:
