@@ -7,26 +7,25 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import backends, onnx_models, runner, specs, statuses
+from conformance import onnx_models, runner, specs, statuses
 from conformance.backends.base import OK, Outcome
 from conformance.caseload import CaseFileError, load_file, load_paths
 from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import SENTINEL, OperatorDescription, read_output
-from conformance.results import ResultsWriter
 from conformance.selection import select
+from test_several_inputs import run, write
 
 CASES = load_paths()
 ADD1 = [c for c in CASES if c.op == "ELEMENT_WISE_ADD1"]
 
 
-def run(name, chosen, model="d3d"):
-    return runner.run(chosen, backends.create(name), "6_0", ResultsWriter(None), model=model).records
-
-
-def write(tmp_path, text):
-    path = tmp_path / "case.yaml"
-    path.write_text(text)
-    return path
+def refused(tmp_path, op, group_lines, pattern):
+    """The one problem a case file of one group (shape [2, 3], plus group_lines) is refused with."""
+    path = write(tmp_path, f"operator: {op}\ngroups:\n  - dtypes: [float32]\n    shapes: [[2, 3]]\n"
+                           f"{group_lines}    inputs:\n      - {{kind: uniform}}\n")
+    with pytest.raises(CaseFileError, match=pattern) as error:
+        load_file(path)
+    assert len(error.value.problems) == 1 and "\n" not in error.value.problems[0]
 
 
 def test_the_oracle_is_add_then_the_activations_own_oracle_rounded_per_step():
@@ -39,7 +38,7 @@ def test_the_oracle_is_add_then_the_activations_own_oracle_rounded_per_step():
 
 
 def test_a_device_ignoring_the_fused_activation_fails():
-    chosen = [c for c in select(ADD1, "FusedActivation= and uniform[-4,4] and not IDENTITY and not LINEAR[Alpha=1,")]
+    chosen = select(ADD1, "FusedActivation= and uniform[-4,4] and not IDENTITY and not LINEAR[Alpha=1,")
     assert len(chosen) >= 40
     records = run("python:faults:ignores_fused_activation", chosen)
     assert {r["status"] for r in records} == {statuses.FAIL}
@@ -59,10 +58,7 @@ def test_case_files_name_each_activation_and_fill_its_fields():
     ("{Type: ACTIVATION_ELU, Alpha: high}", "FusedActivation.Alpha: 'high' is not of type 'number'"),
 ])
 def test_a_bad_fused_activation_is_refused_naming_the_file_and_line(tmp_path, value, wanted):
-    path = write(tmp_path, "operator: ELEMENT_WISE_ADD1\ngroups:\n  - dtypes: [float32]\n    shapes: [[4]]\n"
-                           f"    params:\n      FusedActivation: {value}\n    inputs:\n      - {{kind: uniform}}\n")
-    with pytest.raises(CaseFileError, match=f"case.yaml:6: .*{wanted}"):
-        load_file(path)
+    refused(tmp_path, "ELEMENT_WISE_ADD1", f"    params:\n      FusedActivation: {value}\n", f"case.yaml:6: .*{wanted}")
 
 
 def test_dml_direct_passes_the_activations_description_with_null_tensors():
@@ -108,18 +104,13 @@ def test_the_cpu_provider_runs_add_then_the_activation():
     ("[3]", "1 strides for the 2 dimensions of \\[2, 3\\]"),
 ])
 def test_bad_output_strides_are_refused_in_one_line(tmp_path, strides, wanted):
-    path = write(tmp_path, "operator: ELEMENT_WISE_ABS\ngroups:\n  - dtypes: [float32]\n    shapes: [[2, 3]]\n"
-                           f"    output_strides: {strides}\n    inputs:\n      - {{kind: uniform}}\n")
-    with pytest.raises(CaseFileError, match=f"case.yaml:5: groups\\[0\\].output_strides.*{wanted}") as error:
-        load_file(path)
-    assert len(error.value.problems) == 1 and "\n" not in error.value.problems[0]
+    refused(tmp_path, "ELEMENT_WISE_ABS", f"    output_strides: {strides}\n",
+            f"case.yaml:5: groups\\[0\\].output_strides.*{wanted}")
 
 
 def test_an_in_place_output_cannot_have_strides(tmp_path):
-    path = write(tmp_path, "operator: ELEMENT_WISE_ABS\ngroups:\n  - dtypes: [float32]\n    shapes: [[2, 3]]\n"
-                           "    in_place: true\n    output_strides: padded\n    inputs:\n      - {kind: uniform}\n")
-    with pytest.raises(CaseFileError, match="cannot have strides of its own"):
-        load_file(path)
+    refused(tmp_path, "ELEMENT_WISE_ABS", "    in_place: true\n    output_strides: padded\n",
+            "cannot have strides of its own")
 
 
 def _device_writes(case, y, into_gap=False):
