@@ -180,7 +180,7 @@ def onnx_backend_style(cases):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                      for i, value in enumerate(node.constant_inputs)]
         graph = helper.make_graph(
-            [onnx_node(node, ["x"] + [c.name for c in constants], ["y"], f"{node.op_type}_0")], "case",
+            onnx_node(node, ["x"] + [c.name for c in constants], ["y"], f"{node.op_type}_0"), "case",
             [helper.make_tensor_value_info("x", tensor_type(dtype), shape)],
             [helper.make_tensor_value_info("y", tensor_type(dtype), shape)], initializer=constants)
         return helper.make_model(graph, opset_imports=opset_imports([node]), ir_version=IR_VERSION)

@@ -42,6 +42,9 @@ class Case:
     # Several inputs: CaseInput per input in the page's order (empty: one input, made from generator)
     inputs: tuple = ()
     in_place_input: str | None = None  # several inputs, in place: the input the output aliases
+    # The output's strides in elements (dml-direct's DML_BUFFER_TENSOR_DESC; empty: packed). Other
+    # routes have no strides: ONNX Runtime's output is packed, and the oracle is unaffected.
+    output_strides: tuple = ()
 
     @property
     def rank(self) -> int:
@@ -77,4 +80,5 @@ class Case:
                 "flush_allowed": self.flush_allowed, "nan_rule": self.nan_rule,
                 "in_place": self.in_place, "seed": self.seed, "source": self.source,
                 **({"inputs": [i.describe() for i in self.inputs], "in_place_input": self.in_place_input}
-                   if self.inputs else {})}
+                   if self.inputs else {}),
+                **({"output_strides": list(self.output_strides)} if self.output_strides else {})}

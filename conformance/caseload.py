@@ -13,9 +13,10 @@ import numpy as np
 import yaml
 
 from conformance import inputs, specs
+from conformance.specs import fused
 from conformance.case import Case
 from conformance.errors import BadInput
-from conformance.schema import CASE_FILE
+from conformance.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
 from conformance.selection import compile_expression
 
 MAX_FILE_BYTES = 1 << 20
@@ -158,6 +159,8 @@ def _where(where) -> str:
 
 
 def _schema_message(error) -> str:
+    if "output_strides" in error.absolute_path:
+        return f"must be {OUTPUT_STRIDES_WANTED}, not {error.instance!r}"
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key(s)")
     if isinstance(error.instance, str) and _looks_numeric(error.instance):
@@ -247,6 +250,7 @@ def _check_group(spec, group, at, where, max_elements) -> list:
             problems += _check_generator(generator, group["dtypes"], here)
             problems += _check_several(spec, name, generator, here)
     problems += _check_broadcast(spec, group, at, where)
+    problems += _check_output_strides(group, at, where)
     in_place = group.get("in_place", False)
     if isinstance(in_place, str):
         chosen = spec.input(in_place)
@@ -255,6 +259,54 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"{', '.join(i.short for i in spec.inputs if i.aliases_output) or 'no input'}, "
                             f"not {in_place!r}")
     return problems
+
+
+def padded_strides(shape) -> tuple:
+    """output_strides: padded -> a gap after every element and after every row of each dimension: the
+    innermost stride 2, each outer one element more than the dimension inside it spans."""
+    strides, step = [0] * len(shape), 2
+    for d in reversed(range(len(shape))):
+        strides[d] = step
+        step = step * int(shape[d]) + 1
+    return tuple(strides)
+
+
+def _output_strides(group, shape) -> tuple:
+    """A case's output strides in elements; () for a packed output."""
+    given = group.get("output_strides")
+    if given is None:
+        return ()
+    return padded_strides(shape) if given == "padded" else tuple(int(s) for s in given)
+
+
+def _strides_problem(strides, shape) -> str | None:
+    """Why an output cannot have these strides (None: it can): one per dimension, and no two elements
+    at one place (taken from the innermost stride out, each must step past what the inner ones span)."""
+    if len(strides) != len(shape):
+        return f"{len(strides)} strides for the {len(shape)} dimensions of {list(shape)}"
+    span = 1
+    for stride, size in sorted((s, n) for s, n in zip(strides, shape) if n > 1):
+        if stride < span:
+            return f"strides {list(strides)} put two elements of {list(shape)} at one place"
+        span += (size - 1) * stride
+    return None
+
+
+def _check_output_strides(group, at, where) -> list:
+    given = group.get("output_strides")
+    if given is None:
+        return []
+    here = where(*at, "output_strides")
+    if group.get("in_place"):
+        return [f"{here}an in-place output is the input it aliases: it cannot have strides of its own"]
+    if any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+        return [f"{here}a streamed generator runs in chunks of its own shape: give a fixed input instead"]
+    if given == "padded":
+        return []
+    return [f"{here}{problem}" for shape in group["shapes"] if isinstance(shape, list)
+            for problem in [_strides_problem(given, shape)] if problem] + \
+           [f"{here}explicit strides need explicit shapes, not {shape!r}" for shape in group["shapes"]
+            if not isinstance(shape, list)]
 
 
 def _check_several(spec, name, generator, where) -> list:
@@ -297,7 +349,9 @@ def _wanted(parameter, value) -> str | None:
     """What a value of this field must be, if this value is not that (None: it is)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if parameter.kind == "scale_bias":
-        return None if value is None or isinstance(value, dict) else "null or {Scale, Bias}"
+        return None if value is None or isinstance(value, dict) and "Type" not in value else "null or {Scale, Bias}"
+    if parameter.kind == "fused_activation":
+        return fused.problem(value)
     if parameter.kind == "enum":
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind == "data_type":
@@ -344,7 +398,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     cases = []
     for dtype, shape_entry, combo, generator, broadcast in itertools.product(
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
-        chosen = dict(zip(names, combo))
+        chosen = {name: fused.normalise(value) if spec.parameter(name).kind == "fused_activation" else value
+                  for name, value in zip(names, combo)}
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
@@ -390,7 +445,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
                 continue
-        case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input)
+        case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input,
+                           group.get("output_strides"))
         if case_id in ids:
             problems.append(f"{source}: duplicate case id {case_id} (also {ids[case_id]})")
             continue
@@ -402,7 +458,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
                                  group.get("tolerance", data.get("tolerance"))),
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
-            inputs=several, in_place_input=in_place_input))
+            inputs=several, in_place_input=in_place_input, output_strides=_output_strides(group, shape)))
     return cases
 
 
@@ -491,11 +547,13 @@ def _tolerance(override, spec, dtype, from_file) -> int:
 
 
 def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadcast=None,
-             in_place_input=None) -> str:
+             in_place_input=None, output_strides=None) -> str:
     rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
     parts = []
     for name, value in params.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and "Type" in value:
+            parts.append(f"{name}={fused.label(value, _fmt)}")
+        elif isinstance(value, dict):
             parts.append(f"Scale={_fmt(value['Scale'])},Bias={_fmt(value['Bias'])}")
         elif value is not None:
             parts.append(f"{name}={_fmt(value)}")
@@ -505,6 +563,9 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
                                          for n, d in broadcast.items()) + "]"
     if in_place:
         text += f"/in-place[{in_place_input}]" if in_place_input else "/in-place"
+    if output_strides is not None:
+        text += "/output-strides[" + (output_strides if isinstance(output_strides, str)
+                                      else ",".join(map(str, output_strides))) + "]"
     return text
 
 

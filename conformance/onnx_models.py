@@ -10,17 +10,32 @@ def tensor_type(dtype: str) -> int:
     return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
 
 
-def onnx_node(node, inputs: list, outputs: list, name: str):
-    """node: specs.base.OnnxNode -> its NodeProto, in its own domain."""
-    return helper.make_node(node.op_type, inputs, outputs, name=name, domain=node.domain, **node.attributes)
+def chain(node) -> tuple:
+    """node and the nodes it feeds in turn (OnnxNode.then)."""
+    return (node,) + tuple(node.then)
+
+
+def onnx_node(node, inputs: list, outputs: list, name: str) -> list:
+    """node: specs.base.OnnxNode -> its NodeProtos, each in its own domain: node (named name) reads
+    inputs; each node of node.then reads the previous one's output; the last writes outputs."""
+    steps, protos, reads = chain(node), [], inputs
+    for k, step in enumerate(steps):
+        writes = outputs if k == len(steps) - 1 else [f"{name}_{k}"]
+        protos.append(helper.make_node(step.op_type, reads, writes, name=name if k == 0 else f"{name}_{step.op_type}",
+                                       domain=step.domain, **step.attributes))
+        reads = writes
+    return protos
 
 
 def opset_imports(nodes) -> list:
     """ONNX itself at the newest opset, 13 or later where possible, at which each node's operator
     version is still current (Dropout-7 needs an opset below 10); an experimental operator that
     ONNX later removed (ScaledTanh, ParametricSoftplus, ...) keeps the opset it lived in, and each
-    other domain (ONNX Runtime's contrib operators) is imported at its node's version."""
-    imports = {"": max((_current_at(n) for n in nodes if not n.domain), default=MIN_OPSET)}
+    other domain (ONNX Runtime's contrib operators) is imported at its node's version. Nodes of
+    several operators (a chain: Add, then an activation) share the oldest opset at which each is
+    still current (the activation's spec chose the Add's opset for that: ELEMENT_WISE_ADD1)."""
+    nodes = [step for node in nodes for step in chain(node)]
+    imports = {"": min((_current_at(n) for n in nodes if not n.domain), default=MIN_OPSET)}
     for node in nodes:
         if node.domain:
             imports[node.domain] = max(imports.get(node.domain, 1), node.opset)
@@ -39,7 +54,7 @@ def _current_at(node) -> int:
 
 def output_type(node, dtype: str) -> int:
     """The ONNX type of node's output for an input of dtype."""
-    return tensor_type(node.output_type or dtype)
+    return tensor_type(chain(node)[-1].output_type or dtype)
 
 
 def as_directml(output):
@@ -82,8 +97,8 @@ def single_node_model(node, dtype: str) -> bytes:
     output 'y' of node's output type, any shape."""
     initializers = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                     for i, value in enumerate(node.constant_inputs)]
-    graph = helper.make_graph([onnx_node(node, input_names(node) + [t.name for t in initializers], ["y"],
-                                         f"{node.op_type}_0")],
+    graph = helper.make_graph(onnx_node(node, input_names(node) + [t.name for t in initializers], ["y"],
+                                        f"{node.op_type}_0"),
                               "conformance",
                               input_infos(node, dtype),
                               [helper.make_tensor_value_info("y", output_type(node, dtype), None)],
@@ -93,4 +108,4 @@ def single_node_model(node, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports"]
+__all__ = ["single_node_model", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]

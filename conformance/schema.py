@@ -5,7 +5,10 @@ TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
 SCALE_BIAS = {"oneOf": [{"type": "null"},
                         {"type": "object", "additionalProperties": False, "required": ["Scale", "Bias"],
                          "properties": {"Scale": NUMBER, "Bias": NUMBER}}]}
-PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, {"type": "string"}]}  # strings: enum and data type fields
+# A FusedActivation field (conformance/specs/fused.py): an activation's name (a string) or this.
+FUSED_ACTIVATION = {"type": "object", "required": ["Type"], "properties": {"Type": {"type": "string"}},
+                    "additionalProperties": NUMBER}
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, FUSED_ACTIVATION, {"type": "string"}]}  # strings: enum, data type
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],
@@ -33,6 +36,10 @@ EACH = {
 }
 # Several inputs: input name -> the output dimensions along which it is broadcast (size 1, zero strides).
 BROADCAST = {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}}
+# The output's DML_BUFFER_TENSOR_DESC strides (dml-direct only; other routes have a packed output):
+# "padded" (a gap after every element and every row), or the strides in elements, one per dimension.
+OUTPUT_STRIDES = {"oneOf": [{"const": "padded"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]}
+OUTPUT_STRIDES_WANTED = "'padded' or a list of strides in elements, one per dimension"
 GROUP = {
     "type": "object", "additionalProperties": False, "required": ["dtypes", "shapes", "inputs"],
     "properties": {
@@ -49,6 +56,7 @@ GROUP = {
         "flush": {"enum": ["allow", "forbid"]},
         "nan_rule": {"enum": ["d3d", "propagate"]},
         "in_place": {"oneOf": [{"type": "boolean"}, {"type": "string"}]},  # a string: the aliased input
+        "output_strides": OUTPUT_STRIDES,
     },
 }
 CASE_FILE = {

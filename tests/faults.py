@@ -116,3 +116,10 @@ def broadcasts_the_wrong_dimension(op, x, dtype, **params):
                     for d, (n, s) in enumerate(zip(shape, strides)))
         read.append(v.reshape(-1)[np.asarray(index) % v.size])
     return oracle.evaluate(op, tuple(read), dtype, **params)
+
+
+def ignores_fused_activation(op, x, dtype, **params):
+    """An operator with a FusedActivation field that computes as if it held none (the plain sum)."""
+    if params.get("FusedActivation") is not None:
+        params = dict(params, FusedActivation=None)
+    return oracle.evaluate(op, x, dtype, **params)

@@ -274,3 +274,18 @@ def test_cli_smoke_run_with_feature_level_auto(tmp_path):
     assert any(r["dtype"] == "float16" and r["op"] == "ACTIVATION_CELU" for r in cases)
     assert any(r["params"].get("ScaleBias") for r in cases) and any(r["in_place"] for r in cases)
     assert any(r["rank"] == 8 for r in cases)
+
+
+def test_fused_activation_and_output_strides_reach_directml(backend):
+    """ADD1 with fused activations, and outputs with padded and column-major strides, judged by the
+    runner: a device that ignored the activation or wrote the output packed would fail them."""
+    from conformance import runner, statuses
+    from conformance.caseload import load_paths
+    from conformance.results import ResultsWriter
+    from conformance.selection import select
+    chosen = select(load_paths(), "(ELEMENT_WISE_ADD1/float32/rank4[2x3x4x5] and (RELU/uniform or SIGMOID/uniform) "
+                                  "and not broadcast and not in-place) or output-strides")
+    assert len(chosen) >= 25
+    records = runner.run(chosen, backend, "6_0", ResultsWriter(None)).records
+    assert {r["status"] for r in records} == {statuses.PASS}, [(r["id"], r["message"]) for r in records
+                                                                if r["status"] != statuses.PASS]

@@ -51,6 +51,7 @@ from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABL
                                        Backend, BackendUnavailable, BadInput, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
 from conformance.dmldirect import layout
+from conformance.statuses import FAIL
 from conformance.worker import shared
 
 REPO = Path(__file__).resolve().parents[2]
@@ -392,7 +393,8 @@ class DmlDirectBackend(Backend):
                 # an element-wise operator computes a chunk as a tensor of the chunk's shape.
                 shape = case.shape if isinstance(x, tuple) else x.shape
                 request = layout.request(case.op, case.dtype, shape, case.params,
-                                         case.in_place and (case.in_place_input or True), case.inputs)
+                                         case.in_place and (case.in_place_input or True), case.inputs,
+                                         case.output_strides)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue
@@ -494,8 +496,15 @@ class DmlDirectBackend(Backend):
                 except (self.protocol.ProtocolError, ValueError) as error:
                     outcomes.append(Outcome(ERROR, message=f"the worker's output: {error}"))
                     continue
-                outcomes.append(Outcome(OK, output=y, message=message,
-                                        placement={request["desc"]["type"]: "DirectML.dll (direct)"}))
+                placement = {request["desc"]["type"]: "DirectML.dll (direct)"}
+                stray = result.get("padding_written")
+                if stray:
+                    outcomes.append(Outcome(FAIL, placement=placement, message=(
+                        f"DirectML wrote {stray['bytes']} byte(s) of the output's {stray['region']}-byte region "
+                        f"that no element owns (strides {request['output_strides']}), first at byte offsets "
+                        f"{stray['first']}")))
+                    continue
+                outcomes.append(Outcome(OK, output=y, message=message, placement=placement))
             elif status == "unsupported":
                 outcomes.append(Outcome(UNSUPPORTED, message=message))
             else:

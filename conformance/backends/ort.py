@@ -342,6 +342,7 @@ def case_node(case):
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))
     key = (node.op_type, node.opset, case.dtype, node.input_types, tuple(sorted(node.attributes.items())),
+           repr(node.then),
            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
     return node, key
 
@@ -360,8 +361,8 @@ def multi_node_model(nodes, dtype: str) -> bytes:
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants
-        graph_nodes.append(onnx_node(node, input_names(node, f"x{k}") + [t.name for t in constants], [f"y{k}"],
-                                     _node_name(node, k)))
+        graph_nodes += onnx_node(node, input_names(node, f"x{k}") + [t.name for t in constants], [f"y{k}"],
+                                 _node_name(node, k))
         inputs += input_infos(node, dtype, f"x{k}")
         outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)

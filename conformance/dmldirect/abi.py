@@ -409,7 +409,8 @@ X64_SIZES = {
     # operator descriptions (built from their specs; these pin what the header gives)
     "DML_ACTIVATION_CELU_OPERATOR_DESC": 24, "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC": 24,
     "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC": 32, "DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC": 32,
-    "DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC": 24,
+    "DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC": 24, "DML_ELEMENT_WISE_ADD1_OPERATOR_DESC": 32,
+    "DML_ACTIVATION_LEAKY_RELU_OPERATOR_DESC": 24,
     "DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT": 4, "DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT": 4,
     "DML_FEATURE_QUERY_FEATURE_LEVELS": 16, "DML_FEATURE_DATA_FEATURE_LEVELS": 4,
     "D3D12_CPU_DESCRIPTOR_HANDLE": 8, "D3D12_GPU_DESCRIPTOR_HANDLE": 8, "DML_BINDING_TABLE_DESC": 32,
@@ -425,7 +426,7 @@ X64_OFFSETS = {
     ("DML_BUFFER_TENSOR_DESC", "GuaranteedBaseOffsetAlignment"): 40, ("DML_TENSOR_DESC", "Desc"): 8,
     ("DML_ACTIVATION_CELU_OPERATOR_DESC", "Alpha"): 16, ("DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC", "Gamma"): 20,
     ("DML_ELEMENT_WISE_CLIP_OPERATOR_DESC", "ScaleBias"): 16, ("DML_ELEMENT_WISE_CLIP_OPERATOR_DESC", "Min"): 24,
-    ("DML_ELEMENT_WISE_CLIP_OPERATOR_DESC", "Max"): 28, ("DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC", "Exponent"): 24,
+    ("DML_ELEMENT_WISE_CLIP_OPERATOR_DESC", "Max"): 28, ("DML_ELEMENT_WISE_ADD1_OPERATOR_DESC", "FusedActivation"): 24, ("DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC", "Exponent"): 24,
     ("DML_FEATURE_QUERY_FEATURE_LEVELS", "RequestedFeatureLevels"): 8,
     ("DML_BINDING_PROPERTIES", "TemporaryResourceSize"): 8, ("DML_BINDING_TABLE_DESC", "SizeInDescriptors"): 24,
     ("D3D12_RESOURCE_DESC", "Alignment"): 8, ("D3D12_RESOURCE_DESC", "Format"): 32,
@@ -498,6 +499,7 @@ globals().update(STRUCT_TYPES)
 DESC_FIELD_KINDS = {
     "tensor": ("ptr", 8, 8),                      # const DML_TENSOR_DESC*
     "scale_bias": ("ptr", 8, 8),                  # _Maybenull_ const DML_SCALE_BIAS*
+    "fused_activation": ("ptr", 8, 8),            # _Maybenull_ const DML_OPERATOR_DESC* (its tensors NULL)
     "float": ("c_float", 4, 4),                   # FLOAT
     "uint": ("c_uint32", 4, 4),                   # UINT
     "int": ("c_int32", 4, 4),                     # INT

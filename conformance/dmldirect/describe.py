@@ -11,6 +11,8 @@ import numpy as np
 
 from conformance.dmldirect import abi
 
+SENTINEL = 0xFF  # the byte output regions start as (NaN, -1, the maximum): "nothing written" shows
+
 def float_field(value) -> float:
     """A FLOAT field holds a float32: round the value the way the oracle does (numpy, half to even)."""
     with np.errstate(over="ignore"):
@@ -89,7 +91,8 @@ class OperatorDescription:
     "uint"/"int"/"enum" an integer, "data_type" a data type name, "scalar" {"type", "value"}.
     """
 
-    def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None):
+    def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
+                 output_strides=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
         count = next((k for k, (_, kind) in enumerate(fields) if kind != "tensor"), len(fields))
         if count < 2 or "tensor" in [k for _, k in fields[count:]]:
@@ -113,18 +116,28 @@ class OperatorDescription:
                                   if i["broadcast"] else None) for i in given]
         self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]
         self.input = self.inputs[0]
-        self.output = TensorDesc(self.output_dtype, self.shape)
+        self.output = TensorDesc(self.output_dtype, self.shape, output_strides or None)
         self.tensor_count = count
         values = {name: tensor.address for (name, _), tensor in zip(fields, self.inputs + [self.output])}
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
-        for name, kind in fields[count:]:
-            value = self.params[name]
+        self.fused = None  # a fused activation: (its type name, its struct, its DML_OPERATOR_DESC)
+        values.update(self._values(fields[count:], self.params))
+        self.struct = struct(**values)
+        self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
+
+    def _values(self, fields, params) -> dict:
+        """The struct values of the fields after the tensors (the memory they point at kept here)."""
+        values = {}
+        for name, kind in fields:
+            value = params[name]
             if kind == "scale_bias":
                 if value is not None:  # _Maybenull_: None is no scale and bias
                     self.scale_bias = abi.DML_SCALE_BIAS(Scale=float_field(value.get("Scale", 1.0)),
                                                          Bias=float_field(value.get("Bias", 0.0)))
                 values[name] = None if value is None else C.addressof(self.scale_bias)
+            elif kind == "fused_activation":  # _Maybenull_: None is no activation
+                values[name] = None if value is None else self._fused(value)
             elif kind == "float":
                 values[name] = float_field(value)
             elif kind == "data_type":
@@ -136,8 +149,18 @@ class OperatorDescription:
                 values[name] = union
             else:  # uint, int, enum: the integer itself
                 values[name] = int(value)
-        self.struct = struct(**values)
-        self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
+        return values
+
+    def _fused(self, wire) -> int:
+        """A fused activation's DML_OPERATOR_DESC (wire: {"desc", "params"} as layout.py sends it); its
+        InputTensor and OutputTensor stay NULL, as DirectML's fused-activation rules require."""
+        desc = wire["desc"]
+        fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
+        own = [(name, kind) for name, kind in fields if kind != "tensor"]
+        struct = abi.description_struct(desc["struct"], fields)(**self._values(own, wire["params"]))
+        self.fused = (desc["type"], struct, abi.DML_OPERATOR_DESC(Type=abi.ENUMS[desc["type"]],
+                                                                  Desc=C.addressof(struct)))
+        return C.addressof(self.fused[2])
 
     @property
     def address(self) -> int:
@@ -151,13 +174,18 @@ class OperatorDescription:
         if kind == "scalar":
             dtype, union = self.scalars[name]
             return np.frombuffer(bytes(union.Bytes), dtype=dtype, count=1)[0].item()
+        if kind == "fused_activation":
+            if self.fused is None:
+                return None
+            type_name, struct, _ = self.fused  # the tensors read None: NULL pointers
+            return {"Type": type_name, **{field: getattr(struct, field) for field, _ in struct._fields_}}
         return getattr(self.struct, name)
 
     @property
     def key(self) -> tuple:
         """Identical descriptions compile to the same operator (the cache key)."""
         values = tuple((name, repr(self._value(name, kind))) for name, kind in self.fields_declared[self.tensor_count:])
-        strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs)
+        strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs + [self.output])
         return (self.operator_type, self.dtype, self.output_dtype, self.shape, strides, values)
 
     def fields(self) -> dict:
@@ -166,6 +194,9 @@ class OperatorDescription:
                "DataType": self.input.buffer.DataType, "OutputDataType": self.output.buffer.DataType,
                "DimensionCount": self.input.buffer.DimensionCount, "Sizes": list(self.shape),
                "TotalTensorSizeInBytes": self.input.total_bytes}
+        if self.output.strides is not None:
+            out["OutputStrides"] = list(self.output.strides)
+            out["OutputTotalTensorSizeInBytes"] = self.output.total_bytes
         if len(self.inputs) > 1:
             out["Inputs"] = [{"DataType": t.buffer.DataType, "Strides": None if t.strides is None else list(t.strides),
                               "TotalTensorSizeInBytes": t.total_bytes} for t in self.inputs]
@@ -177,4 +208,24 @@ class OperatorDescription:
     def from_case(cls, case: dict) -> "OperatorDescription":
         """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
         return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"),
-                   case.get("inputs") or None)
+                   case.get("inputs") or None, case.get("output_strides"))
+
+
+def read_output(raw: bytes, dtype: str, shape, strides=None) -> tuple:
+    """The output tensor from its buffer region as the device left it -> (the array, the byte offsets
+    in the region written that no element owns). Packed (strides None): the elements in order. With
+    strides, each element is read where its strides put it, and every other byte of the region (the
+    gaps the strides leave, the tail up to TotalTensorSizeInBytes) must still hold SENTINEL."""
+    shape = tuple(int(n) for n in shape)
+    itemsize, count = np.dtype(dtype).itemsize, int(np.prod(shape, dtype=np.int64))
+    if strides is None:
+        return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape), np.zeros(0, dtype=np.int64)
+    offsets = np.zeros(shape, dtype=np.int64)
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        offsets += np.arange(size, dtype=np.int64).reshape([-1 if k == d else 1 for k in range(len(shape))]) * stride
+    data = np.frombuffer(raw, dtype=np.uint8)
+    owned = np.zeros(data.size, dtype=bool)
+    element_bytes = (offsets.reshape(-1, 1) * itemsize + np.arange(itemsize)).reshape(-1)
+    owned[element_bytes] = True
+    y = data[element_bytes].view(dtype).reshape(shape) if count else np.zeros(shape, dtype=dtype)
+    return y, np.flatnonzero(~owned & (data != SENTINEL))

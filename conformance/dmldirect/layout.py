@@ -4,13 +4,15 @@ and a case -> the request the worker builds that description from.
 The worker (conformance/dmldirect/service.py, under the Windows Python) has no conformance.specs,
 so every case carries its description: the DML_OPERATOR_TYPE name, the struct's name and its fields
 in declaration order (InputTensor, OutputTensor, then the spec's parameters, each with its
-Parameter.kind), and the field values in the forms describe.OperatorDescription reads. Only this
-module reads the specs; no operator is named here or in the worker.
+Parameter.kind; a fused activation as its own description's layout and values), and the field
+values in the forms describe.OperatorDescription reads. Only this module reads the specs; no
+operator is named here or in the worker.
 """
 import numpy as np
 
 from conformance import specs
 from conformance.dmldirect import abi
+from conformance.specs import fused
 
 
 class NoDescription(Exception):
@@ -32,12 +34,12 @@ def layout(spec) -> dict:
     return {"type": type_name, "struct": spec.struct, "fields": fields}
 
 
-def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=()) -> dict:
+def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=()) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
     spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
     broadcast dimensions, which become zero strides), in_place: True, or the input the output
-    aliases. Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
+    aliases. output_strides: the output's strides in elements (empty: packed). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
     field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
     unknown = set(params) - set(spec.defaults())
@@ -51,13 +53,14 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
             "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters},
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
-                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs]}
+                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
+            "output_strides": [int(s) for s in output_strides] or None}
 
 
 def _given(spec, parameter, values, dtype):
     """A field's value; an unset one (None) takes what its Parameter.unset says for the tensor type."""
     value = values[parameter.name]
-    if value is None and parameter.kind != "scale_bias":
+    if value is None and parameter.kind not in ("scale_bias", "fused_activation"):
         if parameter.unset is None:
             raise ValueError(f"{spec.name}: field {parameter.name} is unset and its spec gives no value "
                              "for the description (Parameter.unset)")
@@ -72,6 +75,13 @@ def _wire(spec, parameter, values, dtype):
         return float(value)
     if kind == "scale_bias":
         return None if value is None else {"Scale": float(value["Scale"]), "Bias": float(value["Bias"])}
+    if kind == "fused_activation":  # the activation's own description, its tensors left NULL by the worker
+        if value is None:
+            return None
+        activation, fields = fused.split(value)
+        values = {**activation.defaults(), **fields}
+        return {"desc": layout(activation),
+                "params": {p.name: _wire(activation, p, values, dtype) for p in activation.parameters}}
     if kind == "enum":
         if value not in parameter.enum_values:
             raise ValueError(f"{spec.name}: {parameter.name} {value!r} is not one of "

@@ -10,14 +10,13 @@ import os
 import time
 
 from conformance.dmldirect import abi
-from conformance.dmldirect.describe import OperatorDescription
+from conformance.dmldirect.describe import SENTINEL, OperatorDescription
 from conformance.dmldirect.hresult import DEVICE_LOST, HResultError, describe, failed
 
 HRESULT = C.c_long
 PV = C.c_void_p
 UPLOAD_ALIGNMENT = 256   # binding offsets: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16) or more; 256 is safe
 FENCE_TIMEOUT_MS = int(os.environ.get("DMLDIRECT_FENCE_TIMEOUT_MS", "120000"))
-SENTINEL = 0xFF          # output regions start as all-ones bytes (NaN, -1, max): "nothing written" shows
 
 
 class Com:
@@ -120,6 +119,7 @@ class Compiled:
         self.input_bytes = [tensor.total_bytes for tensor in description.inputs]
         self.output_bytes = description.output.total_bytes
         self.output_dtype = description.output_dtype
+        self.output_strides = None if description.output.strides is None else list(description.output.strides)
         self.fields = description.fields()
 
 

@@ -6,11 +6,13 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
 
   {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
   {"op": "run", "cases": [{"id", "op", "dtype", "output_dtype", "shape", "desc", "params", "in_place",
-                            "in_place_input", "inputs", "input_arrays": [array ref, ...],
+                            "in_place_input", "inputs", "output_strides", "input_arrays": [array ref, ...],
                             "output_to": offset (optional)}]}
                     (desc, params, inputs: conformance/dmldirect/layout.py; one array per input tensor,
                     each of its own shape: a broadcast input is read with zero strides)
-                    -> {"results": [{"id", "status", "message", "output": ref, "hresult", ...}],
+                    -> {"results": [{"id", "status", "message", "output": ref, "hresult",
+                                     "padding_written" (strided output: bytes outside its elements
+                                     DirectML changed), ...}],
                         "timings": {"execute", "inputs", "outputs"} (seconds)}
                        status: ok | unsupported (the device refused the description: its HRESULT)
                        | error (anything else, a removed device included: the device is rebuilt)
@@ -34,7 +36,7 @@ import traceback
 
 import numpy as np
 
-from conformance.dmldirect.describe import OperatorDescription
+from conformance.dmldirect.describe import OperatorDescription, read_output
 from conformance.dmldirect.hresult import HResultError, describe
 
 OK, UNSUPPORTED, ERROR = "ok", "unsupported", "error"
@@ -271,11 +273,13 @@ class Engine:
         began = time.perf_counter()
         for (index, compiled, _, _), raw in zip(pending, outputs):
             case = cases[index]
-            count = int(np.prod(case["shape"], dtype=np.int64))
-            y = np.frombuffer(raw, dtype=compiled.output_dtype, count=count).reshape(case["shape"])
+            y, stray = read_output(raw, compiled.output_dtype, case["shape"], compiled.output_strides)
             where = case.get("output_to")
             reference = out.put(y) if where is None or self.shared is None else self.shared.put(where, y)
             results[index] = {"status": OK, "output": reference, "fields": compiled.fields}
+            if stray.size:  # bytes between the strided elements (or past them) that DirectML wrote
+                results[index]["padding_written"] = {"bytes": int(stray.size), "region": len(raw),
+                                                     "first": [int(b) for b in stray[:8]]}
         timings["outputs"] = timings.get("outputs", 0.0) + time.perf_counter() - began
 
 

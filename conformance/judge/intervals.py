@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conformance.specs.primitives import Cond, Expr
+from conformance.specs.primitives import Cond, Expr, substitute
 
 INF = math.inf
 
@@ -59,6 +59,8 @@ ACCURACY = (
     ("float32 denormals", "may flush to sign-preserved zero on input and output of arithmetic"),
     ("float16 denormals", "preserved"),
     ("float to half on store", "round toward zero (Direct3D data conversion rules) or to nearest even"),
+    ("stored", "a value held in a tensor of the case's type between layers: float16 rounded either way, "
+               "or kept in float (a fused operator)"),
 )
 _DOUBLE_SLACK = 2.0 ** -50  # float64 exp2/log2/rcp/sqrt are within a few float64 ULP of exact
 
@@ -148,9 +150,10 @@ def _near_one(v, factor, side):
 class Evaluator:
     """Evaluates a formula over the exact inputs x, computing in one Format."""
 
-    def __init__(self, fmt: Format, nan_rule: str = "d3d"):
+    def __init__(self, fmt: Format, nan_rule: str = "d3d", tensor=None):
         self.fmt = fmt
         self.nan_rule = nan_rule
+        self.tensor = np.dtype(tensor or fmt.dtype)  # the case's tensor type (stored values)
 
     # -- enclosure in the computing format --------------------------------------------------
     def _flush(self, v: Values) -> Values:
@@ -276,6 +279,13 @@ class Evaluator:
         else:
             result = Values(result.lo, result.hi, both, a.nan | b.nan)
         return result
+
+    def _stored(self, a):
+        """In a tensor narrower than the computing format, either neighbour of the tensor type (or the
+        value itself, which lies between them)."""
+        if self.tensor.itemsize >= self.fmt.dtype.itemsize:
+            return a
+        return Values(floor_to(a.lo, self.tensor), ceil_to(a.hi, self.tensor), a.num, a.nan)
 
     def _rcp(self, a):
         with np.errstate(divide="ignore"):
@@ -424,17 +434,6 @@ def scale_bias(formula: Expr, scale_bias, first: str | None = None) -> Expr:
     return substitute(formula, mad, first)
 
 
-def substitute(node, replacement, first: str | None = None):
-    """node with the input element X (and the input named first, X's other name) replaced."""
-    if isinstance(node, Cond):
-        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
-    if node.op == "x" and node.info in (None, first):
-        return replacement
-    if not node.args:
-        return node
-    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
-
-
 def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, names=None) -> Values:
     """The acceptance set of each element of x (exact inputs of the tensor type dtype), in
     values of dtype; formats: those the computation may use (default COMPUTED_IN[dtype]).
@@ -448,7 +447,7 @@ def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, 
             points = Values.points(np.asarray(x).astype(np.float64))
     result = None
     for fmt in formats or COMPUTED_IN[target.name]:
-        v = Evaluator(fmt, nan_rule).evaluate(formula, points)
+        v = Evaluator(fmt, nan_rule, target).evaluate(formula, points)
         if fmt.dtype != target:  # stored: rounded toward zero (Direct3D) or to nearest (IEEE)
             v = Values(floor_to(v.lo, target), ceil_to(v.hi, target), v.num, v.nan)
         result = v if result is None else result.union(v)

@@ -45,6 +45,8 @@ class OnnxNode:
     # Several inputs: each graph input's numpy type, in the page's order (set by the backends from the
     # spec's inputs; empty: one input of the case's type)
     input_types: tuple = ()
+    # Nodes applied in turn to this node's output, each of one input (ADD1: Add, then its activation)
+    then: tuple = ()
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,9 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 round_ne = _unary("round_ne")
 trunc = _unary("trunc")
+# A value as a tensor of the case's type holds it between two layers (ADD1's sum, the unfused ADD's
+# output): a float16 tensor's value rounded to half either way, or kept in float as a fused operator may.
+stored = _unary("stored")
 
 
 def minimum(a, b) -> Expr:
@@ -205,6 +208,17 @@ def declared(name: str, arg, reference, source: str, ulp: float = 0.0, abs_error
         raise ValueError(f"declared {name}: monotone applies to a function of one argument")
     return Expr("declared", args, info=Declared(name, reference, source, ulp, abs_error, rel_error,
                                                          monotone, tuple(bounds)))
+
+
+def substitute(node, replacement, first: str | None = None):
+    """node with the input element X (and the input named first, X's other name) replaced."""
+    if isinstance(node, Cond):
+        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
+    if node.op == "x" and node.info in (None, first):
+        return replacement
+    if not node.args:
+        return node
+    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
 
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
