@@ -55,3 +55,21 @@ def test_the_figure_table_shows_every_figure_against_its_target():
     suite = next(line for label, line in table.items() if "one session per case" in label)
     assert suite[3] == "12.0x" and suite[5].startswith("yes")
     assert any(label.startswith("sweep ") and "2**16" in label for label in table)
+
+
+def test_the_baseline_runs_several_input_and_boolean_operators_as_the_harness_does(tmp_path):
+    from conformance import backends, runner
+    from conformance.caseload import load_paths
+    from conformance.results import ResultsWriter
+    from conformance.selection import select
+    cases = select(load_paths(), "(ELEMENT_WISE_ADD/ or LOGICAL_EQUALS or ACTIVATION_GELU or IS_NAN) and rank4")
+    assert len({c.op for c in cases}) == 4
+    backend = backends.create("cpu", announce=lambda m: None)
+    writer = ResultsWriter(tmp_path / "r.jsonl")
+    summary = runner.run(cases, backend, "5_0", writer, jobs=1)
+    writer.close()
+    backend.close()
+    baseline = bench.onnx_backend_style(cases)
+    assert [(r["id"], r["status"], r["max_ulp"]) for r in baseline] == \
+        [(r["id"], r["status"], r["max_ulp"]) for r in summary.records]
+    assert {r["status"] for r in baseline} >= {"pass"}
