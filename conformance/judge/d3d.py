@@ -55,7 +55,10 @@ class IntervalJudge:
 
     def __init__(self, op: str, dtype: str, params: dict, nan_rule: str = "d3d"):
         spec = specs.get(op)
-        self.dtype = np.dtype(dtype)
+        output = np.dtype(spec.tensor_type("OutputTensor", dtype, params))
+        # integer inputs, a float output (DEQUANTIZE_LINEAR): the formula is computed and judged in
+        # the output's type; a float input is judged in its own type (IS_NAN's UINT8 included)
+        self.dtype = output if output.kind == "f" else np.dtype(dtype)
         self.nan_rule = nan_rule
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
