@@ -136,3 +136,11 @@ def ignores_output_type(op, x, dtype, **params):
     written into the tensor of the type asked for."""
     asked = oracle.output_dtype(op, dtype, **params)
     return oracle.evaluate(op, x, dtype, **{**params, "OutputType": None}).astype(np.int16).astype(asked)
+
+
+def scale_bias_on_the_first_input_only(op, x, dtype, **params):
+    """ScaleBias applied to the first input alone (POW's base, not its exponent): the reading the
+    harness held before DirectML showed otherwise."""
+    from oracle.scale_bias import apply_scale_bias
+    first = apply_scale_bias(x[0].astype(np.float64), params.get("ScaleBias")).astype(x[0].dtype)
+    return oracle.evaluate(op, (first, *x[1:]), dtype, **{**params, "ScaleBias": None})

@@ -64,8 +64,7 @@ class IntervalJudge:
         self.formula = None
         self.names = tuple(i.short for i in spec.inputs) if spec.several_inputs else None
         if self.dtype.kind == "f" and spec.d3d is not None:
-            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"),
-                                                self.names[0] if self.names else None)
+            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
         self.keeps_sign = spec.keeps_sign
         self.range = spec.output_range(params, dtype) if spec.output_range else None
 

@@ -414,25 +414,26 @@ class Evaluator:
         return np.ldexp(1.0, np.maximum(exponent - 1, finfo.minexp) - finfo.nmant)
 
 
-def scale_bias(formula: Expr, scale_bias, first: str | None = None) -> Expr:
-    """DML_SCALE_BIAS applies x * Scale + Bias first, as a mad (serially rounded bounds), to the
-    input tensor only: of an operator of several inputs (first: its first input's name), the first."""
+def scale_bias(formula: Expr, scale_bias) -> Expr:
+    """DML_SCALE_BIAS applies x * Scale + Bias first, as a mad (serially rounded bounds), to each
+    input element: of an operator of several inputs, to every input (the pages' "each input element";
+    POW's exponent too, as DirectML does)."""
     if not scale_bias:
         return formula
-    from conformance.specs.primitives import X, lift
-    mad = X * lift(scale_bias.get("Scale", 1.0)) + lift(scale_bias.get("Bias", 0.0))
-    return substitute(formula, mad, first)
+    from conformance.specs.primitives import lift
+    scale, bias = lift(scale_bias.get("Scale", 1.0)), lift(scale_bias.get("Bias", 0.0))
+    return substitute(formula, lambda leaf: leaf * scale + bias)
 
 
-def substitute(node, replacement, first: str | None = None):
-    """node with the input element X (and the input named first, X's other name) replaced."""
+def substitute(node, replacement):
+    """node with each input element (X, input_(name)) replaced by replacement(that leaf)."""
     if isinstance(node, Cond):
-        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
-    if node.op == "x" and node.info in (None, first):
-        return replacement
+        return Cond(node.op, tuple(substitute(a, replacement) for a in node.args))
+    if node.op == "x":
+        return replacement(node)
     if not node.args:
         return node
-    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
+    return Expr(node.op, tuple(substitute(a, replacement) for a in node.args), node.value, node.info)
 
 
 def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, names=None) -> Values:
