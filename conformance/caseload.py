@@ -356,6 +356,8 @@ def _wanted(parameter, value) -> str | None:
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind == "data_type":
         return None if value in inputs.DATA_TYPES else f"a data type ({', '.join(inputs.DATA_TYPES)})"
+    if parameter.kind == "tensor_type":
+        return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind in ("int", "uint"):
         whole = number and float(value).is_integer() and (parameter.kind == "int" or value >= 0)
         return None if whole else ("an integer" if parameter.kind == "int" else "an integer >= 0")
@@ -403,6 +405,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
+        full.update({p.name: p.unset(dtype) for p in spec.parameters
+                     if p.kind == "tensor_type" and full[p.name] is None})
         source = f"{path}:{_line(lines, at)}"
         if spec.several_inputs:
             try:
@@ -440,7 +444,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         several, in_place_input = (), None
         if spec.several_inputs:
             try:
-                several = _case_inputs(spec, plan, dtype, shape, broadcast)
+                several = _case_inputs(spec, plan, dtype, full, shape, broadcast)
                 in_place_input = _aliased(spec, group.get("in_place"), broadcast) if in_place else None
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
@@ -473,7 +477,8 @@ def _several_plan(spec, entry, dtype, params) -> dict:
             raise CaseFileError([f"each names no generator for {', '.join(missing)} "
                                  f"({spec.name}'s inputs are {', '.join(names)})"])
         generators = {n: given[n] for n in names}
-        own = {i.short: inputs.values_for(generators[i.short], i.data_type(dtype), spec, params) for i in spec.inputs}
+        own = {i.short: inputs.values_for(generators[i.short], spec.tensor_type(i.name, dtype, params), spec, params)
+               for i in spec.inputs}
         natural = max(inputs.natural_count(generators[n], own[n]) for n in names)
         return {"generators": generators, "own": own, "natural": natural,
                 "label": entry.get("label") or inputs.several_label(generators)}
@@ -488,12 +493,13 @@ def _several_plan(spec, entry, dtype, params) -> dict:
                                  "a sweep of its own, not a case"])
         own = {n: inputs.crossed(values, len(names), k) for k, n in enumerate(names)}
         return {"generators": generators, "own": own, "natural": size, "label": inputs.label(entry)}
-    own = {i.short: inputs.values_for(entry, i.data_type(dtype), spec, params) for i in spec.inputs}
+    own = {i.short: inputs.values_for(entry, spec.tensor_type(i.name, dtype, params), spec, params)
+           for i in spec.inputs}
     natural = max(inputs.natural_count(entry, own[n]) for n in names)
     return {"generators": generators, "own": own, "natural": natural, "label": inputs.label(entry)}
 
 
-def _case_inputs(spec, plan, dtype, shape, broadcast) -> tuple:
+def _case_inputs(spec, plan, dtype, params, shape, broadcast) -> tuple:
     from conformance.case import CaseInput
     result = []
     for given in spec.inputs:
@@ -506,8 +512,8 @@ def _case_inputs(spec, plan, dtype, shape, broadcast) -> tuple:
         if not dims and own is not None and 0 < count < len(own):
             raise CaseFileError([f"shape {list(shape)} holds {count} elements but input {given.short}'s generator "
                                  f"has {len(own)} values; use a larger shape, 'auto' or {{rank: R}}"])
-        result.append(CaseInput(given.short, given.data_type(dtype), own_shape, plan["generators"][given.short],
-                                dims, plan["own"][given.short]))
+        result.append(CaseInput(given.short, spec.tensor_type(given.name, dtype, params), own_shape,
+                                plan["generators"][given.short], dims, plan["own"][given.short]))
     return tuple(result)
 
 

@@ -63,13 +63,18 @@ def as_directml(output):
     return output.view(np.uint8) if isinstance(output, np.ndarray) and output.dtype == np.bool_ else output
 
 
-def with_inputs(node, spec, dtype: str):
-    """node with the graph input types of spec's inputs for a case of dtype (several inputs), unless
-    to_onnx chose them (a bool input where DirectML's tensor is UINT8: And, Where's condition)."""
+def node_for(spec, case):
+    """The ONNX node of a case: spec.to_onnx for its data type and fields, adapted to its shape where
+    the spec says (onnx_for_shape), and for several inputs with the graph input types of the spec's
+    inputs as the case types them, unless to_onnx chose them (a bool input where DirectML's tensor is
+    UINT8: And, Where's condition). Raises specs.base.NotReachable."""
+    node = spec.to_onnx(case.dtype, case.params)
+    if spec.onnx_for_shape is not None:
+        node = spec.onnx_for_shape(node, tuple(case.shape))
     if not spec.several_inputs or node.input_types:
         return node
     from dataclasses import replace
-    return replace(node, input_types=tuple(i.data_type(dtype) for i in spec.inputs))
+    return replace(node, input_types=tuple(spec.tensor_type(i.name, case.dtype, case.params) for i in spec.inputs))
 
 
 def input_names(node, prefix: str = "x") -> list:
@@ -108,4 +113,4 @@ def single_node_model(node, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]
+__all__ = ["single_node_model", "node_for", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]

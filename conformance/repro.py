@@ -7,7 +7,7 @@ import numpy as np
 
 import oracle
 from conformance import specs
-from conformance.onnx_models import single_node_model, with_inputs
+from conformance.onnx_models import node_for, single_node_model
 from conformance.results import write_report
 from conformance.specs.base import NotReachable
 
@@ -24,7 +24,7 @@ def save_case(directory, case, x, outcome) -> str:
     write_report(folder / "case.json", json.dumps(case.describe(), indent=2, default=str))
     try:
         spec = specs.get(case.op)
-        node = with_inputs(spec.to_onnx(case.dtype, case.params), spec, case.dtype)
+        node = node_for(spec, case)
         (folder / "model.onnx").write_bytes(single_node_model(node, case.dtype))
     except NotReachable:
         pass

@@ -13,7 +13,9 @@ Float inputs reach reference() as float64; integer inputs keep their own type,
 so that an operator on int64 is computed exactly. A module with READS_BITS = True
 (a bitwise operator) gets float inputs in their own type too: float64 would quiet
 a signalling NaN and change its bits. A module whose output type differs from its
-input's names it in output_dtype(dtype) (IS_NAN: float32 -> uint8).
+input's names it in output_dtype(dtype) (IS_NAN: float32 -> uint8); where a case chooses it (the
+quantizers' OutputType, not a DirectML field but the output tensor's type), the module lists that
+field in TYPE_FIELDS and output_dtype takes it as a keyword.
 
 An operator of several inputs (ELEMENT_WISE_ADD: A, B) takes x as a tuple of arrays in its page's
 order; they are broadcast against each other with numpy (DirectML's zero strides) and each converted
@@ -62,11 +64,14 @@ def defaults(op: str) -> dict:
     return dict(OPERATORS[normalise(op)].DEFAULTS)
 
 
-def output_dtype(op: str, dtype: str) -> str:
-    """The data type of op's output for an input of dtype."""
+def output_dtype(op: str, dtype: str, **params) -> str:
+    """The data type of op's output for an input of dtype (and the fields that choose it, if any)."""
     module = OPERATORS[normalise(op)]
     dtype = str(np.dtype(dtype))
-    return str(np.dtype(module.output_dtype(dtype))) if hasattr(module, "output_dtype") else dtype
+    if not hasattr(module, "output_dtype"):
+        return dtype
+    chosen = {name: params[name] for name in getattr(module, "TYPE_FIELDS", ()) if name in params}
+    return str(np.dtype(module.output_dtype(dtype, **chosen)))
 
 
 def reference(op: str, x, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
@@ -105,4 +110,4 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
 
 def evaluate(op: str, x, dtype: str, **params) -> np.ndarray:
     """The expected output, in the operator's output type for an input of dtype."""
-    return round_to(reference(op, x, dtype, **params), output_dtype(op, dtype))
+    return round_to(reference(op, x, dtype, **params), output_dtype(op, dtype, **params))

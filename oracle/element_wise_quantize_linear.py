@@ -1,5 +1,6 @@
 """DML_ELEMENT_WISE_QUANTIZE_LINEAR: f(input, scale, zero_point) = clamp(round(input / scale) + zero_point,
-Min, Max), Min and Max the output type's (UINT8 here: 0 and 255).
+Min, Max), Min and Max the output type's (UINT8: 0 and 255; INT8, where the case's OutputType says:
+-128 and 127).
 
 input / scale in float64 (an INT32 input exactly), rounded to the nearest integer with ties to even
 (the page says "round"; ONNX's QuantizeLinear rounds ties to even), plus the zero point, saturated to
@@ -8,12 +9,13 @@ the output type. The page is silent on NaN: 0 here (no case has one).
 import numpy as np
 
 OPERATOR = "ELEMENT_WISE_QUANTIZE_LINEAR"
-DEFAULTS = {}
+DEFAULTS = {"OutputType": None}  # not a DirectML field: the type of ZeroPointTensor and OutputTensor
+TYPE_FIELDS = ("OutputType",)
 
 
-def output_dtype(dtype: str) -> str:
-    """The output has ZeroPointTensor's type: UINT8 in every case here."""
-    return "uint8"
+def output_dtype(dtype: str, OutputType=None) -> str:
+    """The output has ZeroPointTensor's type: UINT8 unless the case chooses INT8."""
+    return OutputType or "uint8"
 
 
 def scale_dtype(dtype: str) -> str:
@@ -21,9 +23,10 @@ def scale_dtype(dtype: str) -> str:
     return "float32" if dtype == "int32" else dtype
 
 
-def reference(x, dtype: str, nan_rule="d3d") -> np.ndarray:
+def reference(x, dtype: str, nan_rule="d3d", OutputType=None) -> np.ndarray:
     values, scale, zero_point = x
     quotient = values.astype(np.float64) / scale.astype(np.float64)
     shifted = np.rint(quotient) + zero_point.astype(np.float64)
-    bounds = np.iinfo(output_dtype(dtype))
-    return np.clip(np.nan_to_num(shifted, nan=0.0), bounds.min, bounds.max).astype(output_dtype(dtype))
+    target = output_dtype(dtype, OutputType)
+    bounds = np.iinfo(target)
+    return np.clip(np.nan_to_num(shifted, nan=0.0), bounds.min, bounds.max).astype(target)

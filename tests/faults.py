@@ -123,3 +123,29 @@ def ignores_fused_activation(op, x, dtype, **params):
     if params.get("FusedActivation") is not None:
         params = dict(params, FusedActivation=None)
     return oracle.evaluate(op, x, dtype, **params)
+def stored_toward_zero(op, x, dtype, **params):
+    """A float16 output computed in float32 and stored toward zero (Direct3D's float to half
+    conversion; 65504 for a finite float32 beyond it): inside the d3d model, not always at 0 ULP."""
+    result = oracle.evaluate(op, x, dtype, **params)
+    if result.dtype != np.float16:
+        return result
+    wide = oracle.reference(op, x, dtype, **params).astype(np.float32)
+    nearest = wide.astype(np.float16)
+    away = np.isfinite(wide) & (np.abs(nearest.astype(np.float32)) > np.abs(wide))
+    nearest[away] = np.nextafter(nearest[away], np.float16(0))
+    return nearest
+
+
+def ignores_output_type(op, x, dtype, **params):
+    """QUANTIZE_LINEAR saturated to its default UINT8 range whatever the case's OutputType (INT8),
+    written into the tensor of the type asked for."""
+    asked = oracle.output_dtype(op, dtype, **params)
+    return oracle.evaluate(op, x, dtype, **{**params, "OutputType": None}).astype(np.int16).astype(asked)
+
+
+def scale_bias_on_the_first_input_only(op, x, dtype, **params):
+    """ScaleBias applied to the first input alone (POW's base, not its exponent): the reading the
+    harness held before DirectML showed otherwise."""
+    from oracle.scale_bias import apply_scale_bias
+    first = apply_scale_bias(x[0].astype(np.float64), params.get("ScaleBias")).astype(x[0].dtype)
+    return oracle.evaluate(op, (first, *x[1:]), dtype, **{**params, "ScaleBias": None})

@@ -133,3 +133,15 @@ def test_dml_direct_describes_each_input_with_zero_strides_exactly_where_broadca
     in_place = select(SEVERAL, "ELEMENT_WISE_ADD/ and broadcast[A:1]/in-place[B]")[0]
     assert layout.request(in_place.op, in_place.dtype, in_place.shape, in_place.params, in_place.in_place_input,
                           in_place.inputs)["in_place_input"] == 1
+
+
+def test_scale_bias_maps_every_input_of_pow():
+    """The page: g(x) = x * Scale + Bias applied to each input element; DirectML maps POW's exponent
+    too (docs/several-inputs-lavapipe.md), and so do the oracle and the d3d formula."""
+    scaled = oracle.evaluate("ELEMENT_WISE_POW", (np.float32([1.0]), np.float32([1.0])), "float32",
+                             ScaleBias={"Scale": 0.5, "Bias": 1.0})
+    assert scaled[0] == np.float32(1.5 ** 1.5)
+    chosen = select(SEVERAL, "ELEMENT_WISE_POW and Scale= and rank4")
+    assert len(chosen) == 4
+    assert {r["status"] for r in run("python:oracle:evaluate", chosen)} == {statuses.PASS}
+    assert {r["status"] for r in run("python:faults:scale_bias_on_the_first_input_only", chosen)} == {statuses.FAIL}

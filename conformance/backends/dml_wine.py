@@ -454,10 +454,10 @@ class WorkerBackend(Backend):
     def _slot(self, key, node, dtype):
         if key in self._slots:
             return self._slots[key]
-        family = key[:3]
+        family = key if node.alone else key[:3]
         graph_key = self._open.get(family)
         graph = self._graphs.get(graph_key)
-        limit = self.settings["max_nodes"] if self.settings["multi_node"] else 1
+        limit = self.settings["max_nodes"] if self.settings["multi_node"] and not node.alone else 1
         if graph is None or graph.created or graph.failure is not None or len(graph.nodes) >= limit:
             graph_key = f"{node.op_type}-{node.opset}-{dtype}-g{len(self._graphs)}"
             graph = self._graphs[graph_key] = Graph(graph_key, dtype)

@@ -24,7 +24,7 @@ import numpy as np
 from conformance import operands, specs
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
-from conformance.onnx_models import as_directml, feeds, input_infos, input_names, single_node_model, with_inputs
+from conformance.onnx_models import as_directml, feeds, input_infos, input_names, node_for, single_node_model
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
@@ -105,7 +105,7 @@ class OrtBackend(Backend):
     def _node(self, case):
         """-> (OnnxNode, key) or the Outcome that says why the case cannot run (memoised)."""
         memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())),
-                    any(i.broadcast for i in case.inputs))
+                    any(i.broadcast for i in case.inputs), case.shape if specs.get(case.op).onnx_for_shape else None)
         found = self._nodes.get(memo_key)
         if found is None:
             found = self._nodes[memo_key] = case_node(case)
@@ -125,8 +125,10 @@ class OrtBackend(Backend):
                 continue
             node, key = found
             if key not in self._plan:
-                groups.setdefault((node.op_type, node.opset, case.dtype), {}).setdefault(key, node)
-        for (_, _, dtype), variants in groups.items():
+                family = key if node.alone else (node.op_type, node.opset, case.dtype)
+                groups.setdefault(family, {}).setdefault(key, node)
+        for family, variants in groups.items():
+            dtype = family[2]
             keys = list(variants)
             for start in range(0, len(keys), MAX_NODES):
                 number = len(self._graphs)
@@ -338,7 +340,7 @@ def case_node(case):
         return Outcome(NOT_REACHABLE, message=f"{spec.name}: the ONNX node does not broadcast as DirectML does "
                                               f"({spec.onnx_route})")
     try:
-        node = with_inputs(spec.to_onnx(case.dtype, case.params), spec, case.dtype)
+        node = node_for(spec, case)
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))
     key = (node.op_type, node.opset, case.dtype, node.input_types, tuple(sorted(node.attributes.items())),

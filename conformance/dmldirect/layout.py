@@ -3,10 +3,11 @@ and a case -> the request the worker builds that description from.
 
 The worker (conformance/dmldirect/service.py, under the Windows Python) has no conformance.specs,
 so every case carries its description: the DML_OPERATOR_TYPE name, the struct's name and its fields
-in declaration order (InputTensor, OutputTensor, then the spec's parameters, each with its
-Parameter.kind; a fused activation as its own description's layout and values), and the field
-values in the forms describe.OperatorDescription reads. Only this module reads the specs; no
-operator is named here or in the worker.
+in declaration order (InputTensor, OutputTensor, then the spec's fields, each with its
+Parameter.kind; a fused activation as its own description's layout and values; a "tensor_type"
+parameter is no field: it types tensors), and the field values in the forms
+describe.OperatorDescription reads. Only this module reads the specs; no operator is named here or
+in the worker.
 """
 import numpy as np
 
@@ -25,7 +26,7 @@ def layout(spec) -> dict:
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
     tensors = [[i.name, "tensor"] for i in spec.inputs] + [["OutputTensor", "tensor"]]
-    fields = tensors + [[p.name, p.kind] for p in spec.parameters]
+    fields = tensors + [[p.name, p.kind] for p in spec.fields]
     unknown = [f"{name} ({kind})" for name, kind in fields[len(tensors):]
                if kind not in abi.DESC_FIELD_KINDS or kind == "tensor"]
     if unknown:
@@ -49,9 +50,10 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
     dtype = str(np.dtype(dtype))
     names = [i.name for i in inputs]
     aliased = (names.index(in_place) if isinstance(in_place, str) else 0) if in_place else None
-    return {"op": spec.name, "dtype": dtype, "output_dtype": str(np.dtype(spec.output_dtype(dtype))),
+    output_dtype = str(np.dtype(spec.tensor_type("OutputTensor", dtype, values)))
+    return {"op": spec.name, "dtype": dtype, "output_dtype": output_dtype,
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
-            "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.parameters},
+            "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.fields},
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
                         "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
             "output_strides": [int(s) for s in output_strides] or None}

@@ -55,14 +55,16 @@ class IntervalJudge:
 
     def __init__(self, op: str, dtype: str, params: dict, nan_rule: str = "d3d"):
         spec = specs.get(op)
-        self.dtype = np.dtype(dtype)
+        output = np.dtype(spec.tensor_type("OutputTensor", dtype, params))
+        # integer inputs, a float output (DEQUANTIZE_LINEAR): the formula is computed and judged in
+        # the output's type; a float input is judged in its own type (IS_NAN's UINT8 included)
+        self.dtype = output if output.kind == "f" else np.dtype(dtype)
         self.nan_rule = nan_rule
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
         self.names = tuple(i.short for i in spec.inputs) if spec.several_inputs else None
         if self.dtype.kind == "f" and spec.d3d is not None:
-            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"),
-                                                self.names[0] if self.names else None)
+            self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
         self.keeps_sign = spec.keeps_sign
         self.range = spec.output_range(params, dtype) if spec.output_range else None
 

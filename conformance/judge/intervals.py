@@ -424,14 +424,15 @@ class Evaluator:
         return np.ldexp(1.0, np.maximum(exponent - 1, finfo.minexp) - finfo.nmant)
 
 
-def scale_bias(formula: Expr, scale_bias, first: str | None = None) -> Expr:
-    """DML_SCALE_BIAS applies x * Scale + Bias first, as a mad (serially rounded bounds), to the
-    input tensor only: of an operator of several inputs (first: its first input's name), the first."""
+def scale_bias(formula: Expr, scale_bias) -> Expr:
+    """DML_SCALE_BIAS applies x * Scale + Bias first, as a mad (serially rounded bounds), to each
+    input element: of an operator of several inputs, to every input (the pages' "each input element";
+    POW's exponent too, as DirectML does)."""
     if not scale_bias:
         return formula
-    from conformance.specs.primitives import X, lift
-    mad = X * lift(scale_bias.get("Scale", 1.0)) + lift(scale_bias.get("Bias", 0.0))
-    return substitute(formula, mad, first)
+    from conformance.specs.primitives import lift
+    scale, bias = lift(scale_bias.get("Scale", 1.0)), lift(scale_bias.get("Bias", 0.0))
+    return substitute(formula, lambda leaf: leaf * scale + bias, every=True)
 
 
 def interval(formula: Expr, x, dtype: str, nan_rule: str = "d3d", formats=None, names=None) -> Values:

@@ -1,6 +1,6 @@
 """What a DirectML operator page says, as data."""
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -23,7 +23,10 @@ class SupportTable:
 @dataclass(frozen=True)
 class Parameter:
     name: str  # the DirectML field name
-    kind: str  # "float", "scale_bias", "uint", "int", "enum", "data_type" or "scalar"
+    # "float", "scale_bias", "uint", "int", "enum", "data_type" or "scalar": a field of the struct;
+    # "tensor_type": no field, the data type of the tensors named in `tensors` where the page lets a
+    # case choose it (DEQUANTIZE_LINEAR's FLOAT16 scale and output); unset: what `unset` says
+    kind: str
     default: object
     description: str
     choices: tuple = ()  # an enum's value names
@@ -32,6 +35,7 @@ class Parameter:
     # tensor data type -> what the description holds for this field when a case leaves it unset
     # (None), where the page gives no default (dml-direct writes every field)
     unset: Callable | None = None
+    tensors: tuple = ()  # a "tensor_type": the tensors (struct field names) whose data type it is
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,9 @@ class OnnxNode:
     input_types: tuple = ()
     # Nodes applied in turn to this node's output, each of one input (ADD1: Add, then its activation)
     then: tuple = ()
+    # Its graph holds no other node: a shared graph feeds the nodes a run does not use ones of shape
+    # (1,), which a node blocked by 1 (QuantizeLinear's element-wise scale) takes as per tensor and refuses
+    alone: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class Input:
         return self.name.removesuffix("Tensor") or self.name
 
     def data_type(self, case_dtype: str) -> str:
+        """This input's data type by the page's rule (OperatorSpec.tensor_type: as a case chooses)."""
         return self.dtype(case_dtype) if self.dtype else case_dtype
 
 
@@ -116,6 +124,9 @@ class OperatorSpec:
     # Whether the ONNX node broadcasts its inputs as DirectML's zero strides do (DequantizeLinear's
     # scale is a scalar, per axis or blocked: a broadcast case is not reachable through ONNX Runtime)
     onnx_broadcasts: bool = True
+    # (OnnxNode, case shape) -> the node for a case of that shape, where the node depends on it
+    # (QuantizeLinear's one-element scale is per tensor, not blocked)
+    onnx_for_shape: Callable | None = None
 
     @property
     def several_inputs(self) -> bool:
@@ -134,6 +145,19 @@ class OperatorSpec:
     @property
     def ranks(self) -> tuple:
         return tuple(sorted({r for table in self.tables for r in table.ranks}))
+
+    @property
+    def fields(self) -> tuple:
+        """The parameters that are fields of the struct (after OutputTensor, in order)."""
+        return tuple(p for p in self.parameters if p.kind != "tensor_type")
+
+    def tensor_type(self, tensor: str, dtype: str, params: dict | None = None) -> str:
+        """The data type of the tensor named (an input's or OutputTensor) in a case of data type dtype
+        with these field values: a "tensor_type" field's, where the case gives one, else the page's."""
+        for p in self.parameters:
+            if p.kind == "tensor_type" and tensor in p.tensors and (params or {}).get(p.name) is not None:
+                return params[p.name]
+        return self.output_dtype(dtype) if tensor == "OutputTensor" else self.input(tensor).data_type(dtype)
 
     def parameter(self, name: str) -> Parameter | None:
         return next((p for p in self.parameters if p.name == name), None)
@@ -221,6 +245,16 @@ def no_onnx(reason: str) -> Callable:
     def to_onnx(dtype: str, params: dict) -> OnnxNode:
         raise NotReachable(reason)
     return to_onnx
+
+
+def one_element_per_tensor(node: OnnxNode, shape) -> OnnxNode:
+    """onnx_for_shape of QuantizeLinear and DequantizeLinear blocked by 1 along axis 0 (element-wise):
+    a rank-1 case of one element has a one-element 1-D scale, which ONNX Runtime takes as per tensor
+    and refuses with a block size ("block_size must be 0 for per-tensor quantization"). Per tensor,
+    the default block size 0, is the same arithmetic for one element."""
+    if tuple(shape) != (1,):
+        return node
+    return replace(node, attributes={k: v for k, v in node.attributes.items() if k != "block_size"})
 
 
 def page(struct: str) -> str:

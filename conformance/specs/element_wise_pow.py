@@ -41,8 +41,8 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
 SPEC = OperatorSpec(
     name="ELEMENT_WISE_POW",
     struct=STRUCT,
-    formula="f(input, exponent) = pow(input, exponent), input first mapped by ScaleBias if present; a negative "
-            "base with a non-integral exponent gives NaN",
+    formula="f(input, exponent) = pow(input, exponent), both inputs first mapped by ScaleBias if present; a "
+            "negative base with a non-integral exponent gives NaN",
     summary="Raises each element of InputTensor to the power of the corresponding element of ExponentTensor.",
     parameters=(SCALE_BIAS,),
     inputs=(Input("InputTensor"), Input("ExponentTensor", role="exponent", aliases_output=False)),
@@ -65,6 +65,9 @@ SPEC = OperatorSpec(
            "negative exponent truncates 1 / x^-e; 0 to a negative power is not defined (no case asks).",
            "The page's table below 3_0 was not read in full: the 1_0 table here is 4-D FLOAT32/16 as "
            "CONSTANT_POW's; an exponent of another type than the base's (allowed from 3_0) is not tested.",
-           "The page: OutputTensor may alias InputTensor in place (not ExponentTensor)."),
+           "The page: OutputTensor may alias InputTensor in place (not ExponentTensor).",
+           "ScaleBias: the page applies g(x) = x * scale + bias 'to each input element'; DirectML maps the "
+           "exponent too, pow(g(input), g(exponent)), and so do the oracle and the d3d formula (an earlier "
+           "reading, the input only, failed every ScaleBias case on lavapipe)."),
     integers=integers,
 )

@@ -1,4 +1,5 @@
-from conformance.specs.base import ONE_TO_EIGHT, Input, NotReachable, OnnxNode, OperatorSpec, SupportTable, page
+from conformance.specs.base import (ONE_TO_EIGHT, Input, NotReachable, OnnxNode, OperatorSpec, Parameter, SupportTable,
+                                    one_element_per_tensor, page)
 from oracle.element_wise_quantize_linear import output_dtype, scale_dtype
 
 STRUCT = "DML_ELEMENT_WISE_QUANTIZE_LINEAR_OPERATOR_DESC"
@@ -11,7 +12,8 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     if dtype == "int32":
         raise NotReachable("QuantizeLinear-21 gives x and y_scale one type: no INT32 input with a FLOAT32 "
                            "element-wise scale (opset 13 has one, but per axis only)")
-    return OnnxNode("QuantizeLinear", 21, attributes={"axis": 0, "block_size": 1}, output_type=output_dtype(dtype))
+    return OnnxNode("QuantizeLinear", 21, attributes={"axis": 0, "block_size": 1}, alone=True,
+                    output_type=output_dtype(dtype, params.get("OutputType")))
 
 
 def integers(params: dict, dtype: str):
@@ -25,12 +27,16 @@ SPEC = OperatorSpec(
     formula="f(input, scale, zero_point) = clamp(round(input / scale) + zero_point, Min, Max), "
             "Min and Max those of the output type (UINT8: 0, 255; INT8: -128, 127)",
     summary="Quantizes each element of InputTensor with its elements of ScaleTensor and ZeroPointTensor.",
-    parameters=(),
+    parameters=(Parameter("OutputType", "tensor_type", None,
+                          "Not a field: the data type of ZeroPointTensor and OutputTensor, UINT8 or (from 2_1) INT8.",
+                          choices=("uint8", "int8"), unset=output_dtype, tensors=("ZeroPointTensor", "OutputTensor")),),
+    parameter_level=lambda p: "2_1" if p.get("OutputType") == "int8" else None,
     inputs=(Input("InputTensor"),
             Input("ScaleTensor", role="scale", aliases_output=False, dtype=scale_dtype),
             Input("ZeroPointTensor", role="zero_point", aliases_output=False, dtype=output_dtype)),
     output_dtype=output_dtype,
     onnx_broadcasts=False,
+    onnx_for_shape=one_element_per_tensor,
     introduced="1_0",
     tables=(SupportTable("6_0", ONE_TO_EIGHT, ("float32", "float16", "int32")),
             SupportTable("3_0", ONE_TO_EIGHT, ("float32", "int32")),
@@ -41,14 +47,14 @@ SPEC = OperatorSpec(
                 "for an INT32 input, else the input's type. InputTensor, OutputTensor, ScaleTensor, and "
                 "ZeroPointTensor must have the same DimensionCount and Sizes.",
     tolerance_ulp={},
-    onnx_route="QuantizeLinear (opset 21), the scale and zero point blocked with block size 1 (element-wise), not for "
-               "INT32 input; "
+    onnx_route="QuantizeLinear (opset 21), the scale and zero point blocked with block size 1 (element-wise; per "
+               "tensor for a rank-1 case of one element, which ONNX Runtime takes as per tensor), not for INT32 input; "
                "a broadcast scale or zero point is not one of ONNX's shapes (scalar, per axis, blocked)",
     to_onnx=to_onnx,
     integers=integers,
     source=page(STRUCT),
-    notes=("The case's data type is InputTensor's; ZeroPointTensor and OutputTensor are UINT8 in every case: "
-           "the INT8 output (Min -128, Max 127) is not tested (one case type cannot name two).",
+    notes=("The case's data type is InputTensor's; ZeroPointTensor and OutputTensor are UINT8, or INT8 (Min -128, "
+           "Max 127; the 2_1 table on) where the case's OutputType says (case ids: OutputType=int8).",
            "The page says 'round' without naming the tie rule: ties to even here, as ONNX's QuantizeLinear; "
            "the cases put exact ties (k + 0.5 with scales 1, 0.5, 0.25) where a device's rule shows.",
            "Oracle: input / scale in float64 (a device dividing in float32 differs only where that rounding "

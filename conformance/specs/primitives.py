@@ -210,15 +210,17 @@ def declared(name: str, arg, reference, source: str, ulp: float = 0.0, abs_error
                                                          monotone, tuple(bounds)))
 
 
-def substitute(node, replacement, first: str | None = None):
-    """node with the input element X (and the input named first, X's other name) replaced."""
+def substitute(node, replacement, first: str | None = None, every: bool = False):
+    """node with the input element X (and the input named first, X's other name; every: each input
+    element, of every input) replaced by replacement, or by replacement(leaf) where it is a function."""
     if isinstance(node, Cond):
-        return Cond(node.op, tuple(substitute(a, replacement, first) for a in node.args))
-    if node.op == "x" and node.info in (None, first):
-        return replacement
+        return Cond(node.op, tuple(substitute(a, replacement, first, every) for a in node.args))
+    if node.op == "x" and (every or node.info in (None, first)):
+        return replacement(node) if callable(replacement) and not isinstance(replacement, Expr) else replacement
     if not node.args:
         return node
-    return Expr(node.op, tuple(substitute(a, replacement, first) for a in node.args), node.value, node.info)
+    return Expr(node.op, tuple(substitute(a, replacement, first, every) for a in node.args), node.value,
+                node.info)
 
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
