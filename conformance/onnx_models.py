@@ -113,4 +113,4 @@ def single_node_model(node, dtype: str) -> bytes:
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "node_for", "with_inputs", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]
+__all__ = ["single_node_model", "node_for", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]

@@ -2,6 +2,7 @@
 strides of their own (case files, dml-direct's reading), through the real runner."""
 import ctypes as C
 import struct
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -83,7 +84,8 @@ def test_the_onnx_route_is_add_then_the_activation_at_one_opset():
     for value, opset, types in (({"Type": "ACTIVATION_SCALED_TANH", "Alpha": 1.0, "Beta": 0.5}, 7, ["Add", "ScaledTanh"]),
                                 ({"Type": "ACTIVATION_IDENTITY"}, 9, ["Add", "Dropout"]),
                                 ({"Type": "ACTIVATION_RELU"}, 14, ["Add", "Relu"])):
-        node = onnx_models.with_inputs(spec.to_onnx("float32", {"FusedActivation": value}), spec, "float32")
+        case = SimpleNamespace(dtype="float32", params={"FusedActivation": value}, shape=(2, 3))
+        node = onnx_models.node_for(spec, case)
         model = load_from_string(onnx_models.single_node_model(node, "float32"))
         assert [n.op_type for n in model.graph.node] == types
         assert model.graph.node[1].input[0] == model.graph.node[0].output[0]
