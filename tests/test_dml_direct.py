@@ -12,7 +12,7 @@ import pytest
 from needs import missing
 
 from conformance.backends import base
-from conformance.case import Case
+from conformance.caseset.case import Case
 
 
 def _lane():

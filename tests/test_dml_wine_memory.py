@@ -5,7 +5,7 @@ VmHWM, not estimated."""
 from needs import missing
 
 from conformance.backends import dml_wine
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
 
 
 def _peak(pids) -> int:

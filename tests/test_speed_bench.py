@@ -1,6 +1,6 @@
 """`conformance bench` works end to end on small sizes (no timing is asserted)."""
-from conformance import bench
-from conformance.cli import build_parser
+from conformance.cli import bench
+from conformance.cli.command import build_parser
 
 
 def test_bench_is_a_subcommand():
@@ -33,8 +33,8 @@ def test_the_workloads_come_from_the_bench_case_files():
 
 
 def test_the_baseline_gives_the_same_statuses_as_the_harness():
-    from conformance.caseload import load_paths
-    from conformance.selection import select
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset.selection import select
     cases = select(load_paths(), "rank1")[:40]
     records = bench.onnx_backend_style(cases)
     assert [r["id"] for r in records] == [c.id for c in cases]

@@ -17,14 +17,15 @@ import numpy as np
 import pytest
 from needs import missing
 
-from conformance import backends, runner, statuses
+from conformance import backends, statuses
 from conformance.backends import base
 from conformance.backends.dml_wine import WorkerBackend, cpu_worker, worker_settings
 from conformance.backends.ort import multi_node_model
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
 from conformance.errors import BadInput
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 from conformance.worker import devinfo, onnxmini, protocol
 from conformance.worker.engine import Engine, selfcheck
 

@@ -37,7 +37,7 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
   dml_release=VERSION    (dml-wine) another provisioned onnxruntime-directml release, named by its
-                         version or its DirectML.dll's (conformance/dml_releases.py)
+                         version or its DirectML.dll's (conformance/backends/dml_releases.py)
 """
 import os
 import platform
@@ -53,12 +53,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from conformance import dml_releases, operands
+from conformance.backends import dml_releases
 from conformance.backends import wine_lane
+from conformance.caseset import operands
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend,
                                        BackendUnavailable, Outcome, number_option, one_line)
+from conformance.backends.onnx_models import as_directml, feeds
 from conformance.backends.ort import MAX_NODES, case_node, classify_error, multi_node_model
-from conformance.onnx_models import as_directml, feeds
 # The lane and the worker processes are shared with dml-direct (wine_lane).
 from conformance.backends.wine_lane import Launcher, Process, die_with_parent, find_lane
 from conformance.errors import BadInput
@@ -812,7 +813,7 @@ def socket_factory(launcher, settings):
 
 def dml_wine(name, options):
     """The real DirectML.dll under Wine (see docs/dml-wine.md); dml_release=VERSION runs another
-    provisioned onnxruntime-directml release (conformance/dml_releases.py)."""
+    provisioned onnxruntime-directml release (conformance/backends/dml_releases.py)."""
     lane, reason = find_lane()
     if lane is None:
         raise BackendUnavailable(reason)

@@ -20,10 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from conformance import statuses, windows_harness
-from conformance.caseload import load_paths
-from conformance.results import ResultsWriter, read_results
-from conformance.selection import select
+from conformance import statuses
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
+from conformance.cli import windows_harness
+from conformance.run.results import ResultsWriter, read_results
 
 
 def main(argv=None) -> int:

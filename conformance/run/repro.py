@@ -7,8 +7,8 @@ import numpy as np
 
 import oracle
 from conformance import specs
-from conformance.onnx_models import single_node_model, with_inputs
-from conformance.results import write_report
+from conformance.backends.onnx_models import single_node_model, with_inputs
+from conformance.run.results import write_report
 from conformance.specs.base import NotReachable
 
 
