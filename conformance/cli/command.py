@@ -81,6 +81,9 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="conformance", description="Certify DirectML operators "
                                      "against their specification.")
     parser.add_argument("--version", action="version", version=f"dml-conformance {__version__}")
+    # A handler that runs another command (lane smoke: run --smoke) calls args.main, so that the
+    # modules adding subcommands need not import this one.
+    parser.set_defaults(main=main)
     sub = parser.add_subparsers(dest="command")
 
     def case_options(p):

@@ -68,7 +68,6 @@ def cmd_status(args) -> int:
 
 
 def cmd_smoke(args) -> int:
-    from conformance.cli import command as cli
     argv = ["run", "--backend", args.backend, "--smoke", "--results", args.results]
     if args.markdown:
         argv += ["--markdown", args.markdown]
@@ -77,7 +76,7 @@ def cmd_smoke(args) -> int:
     if args.quiet:
         argv.append("--quiet")
     print(f"smoke suite: conformance {' '.join(argv[:4])} (each case file's `smoke` cases) ...", file=sys.stderr)
-    return cli.main(argv)
+    return args.main(argv)
 
 
 def cmd_windows(args) -> int:
