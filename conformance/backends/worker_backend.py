@@ -474,26 +474,6 @@ def _copy(outcome: Outcome) -> Outcome:
     return Outcome(outcome.status, message=outcome.message)
 
 
-def _runs(entries):
-    """A graph's cases, (position, node index, x), as runs of at most one case per node. An empty
-    tensor runs alone: under DirectML it garbles the outputs of the other nodes of the same run
-    (docs/dml-wine.md, "Other findings")."""
-    queues = {}
-    for entry in entries:
-        if operands.size(entry[2]) == 0:
-            yield [entry]
-        else:
-            queues.setdefault(entry[1], []).append(entry)
-    while queues:
-        yield [queue.pop(0) for queue in queues.values()]
-        queues = {index: queue for index, queue in queues.items() if queue}
-
-
-def _copy(outcome: Outcome) -> Outcome:
-    """A case's own Outcome (the runner may amend one's message)."""
-    return Outcome(outcome.status, message=outcome.message)
-
-
 def _put(node, x, index, buffers) -> dict:
     """The feeds of node index (its input, or each of several) as array references in buffers."""
     return {name: buffers.put(value) for name, value in feeds(node, x, f"x{index}").items()}
