@@ -25,7 +25,8 @@ from conformance import specs
 from conformance.caseset import operands
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
-from conformance.backends.onnx_models import as_directml, feeds, input_infos, input_names, single_node_model, with_inputs
+from conformance.backends.onnx_models import (as_directml, feeds, input_infos, input_names, single_node_model,
+                                              with_inputs)
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
