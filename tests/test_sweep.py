@@ -13,7 +13,7 @@ from conformance.cli.command import main
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
 
-SWEEPS = runner.__file__.rsplit("/", 2)[0] + "/sweeps"
+SWEEPS = runner.__file__.rsplit("/", 3)[0] + "/sweeps"
 
 CASE_FILE = """operator: ACTIVATION_CELU
 groups:
