@@ -1,3 +1,3 @@
 """The shipped case files. A wheel installs this folder as the package conformance.cases (see
-pyproject.toml), so that an installed harness finds them (conformance.caseload.SHIPPED_CASES) and
+pyproject.toml), so that an installed harness finds them (conformance.caseset.caseload.SHIPPED_CASES) and
 `pytest --pyargs conformance.cases` collects them."""

@@ -83,7 +83,7 @@ def reference(op: str, x, dtype: str, nan_rule: str = "d3d", **params) -> np.nda
 def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
     """reference() with its operator and parameters resolved once: a function of x alone.
 
-    The acceleration layer (conformance/fast.py) calls it once per chunk; it
+    The acceleration layer (conformance/judge/fast.py) calls it once per chunk; it
     runs the same operator function on the same values as reference().
     It does not set numpy's error state: callers that want silence wrap it in
     np.errstate(all="ignore"), as reference() does.

@@ -14,7 +14,7 @@ def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Alpha=1.0) -> np.ndarra
 
 
 def float32_plan(nan_rule="d3d", Alpha=1.0) -> dict | None:
-    """reference() for float32 in one compiled pass (conformance/fast_kernels_jit.py FORMULAS):
+    """reference() for float32 in one compiled pass (conformance/judge/fast_kernels_jit.py FORMULAS):
     dml_max(0, x) + dml_min(0, p0 * t) with t = np.expm1(x / Alpha), the operations above in their
     order (tests/test_speed_equivalence.py holds the two equal). None: no plan (NaN propagated)."""
     if nan_rule != "d3d":

@@ -30,7 +30,7 @@ def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Min=-FLT_MAX, Max=FLT_M
 
 
 def float32_plan(nan_rule="d3d", Min=-FLT_MAX, Max=FLT_MAX, ScaleBias=None) -> dict | None:
-    """reference() for float32 without ScaleBias in one compiled pass (conformance/fast_kernels_jit.py
+    """reference() for float32 without ScaleBias in one compiled pass (conformance/judge/fast_kernels_jit.py
     FORMULAS): dml_max(low, dml_min(x, high)) with the bounds cast to float32, as above
     (tests/test_speed_equivalence.py holds the two equal)."""
     if nan_rule != "d3d" or ScaleBias is not None:

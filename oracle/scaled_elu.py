@@ -14,7 +14,7 @@ def reference(x: np.ndarray, dtype: str, nan_rule="d3d", **fields) -> np.ndarray
 
 
 def float32_plan(nan_rule="d3d", **fields) -> dict | None:
-    """reference() for float32 in one compiled pass (conformance/fast_kernels_jit.py FORMULAS):
+    """reference() for float32 in one compiled pass (conformance/judge/fast_kernels_jit.py FORMULAS):
     Gamma * x if x > 0 else Gamma * (Alpha * t) with t = np.expm1(x), the operations above in their
     order (tests/test_speed_equivalence.py holds the two equal)."""
     if nan_rule != "d3d":

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance import featurelevels
-from conformance.caseload import checkout_path, source_file
-from conformance.compare import bin_index, bin_range, histogram_bins
-from conformance.selection import compile_expression
+from conformance.caseset.caseload import checkout_path, source_file
+from conformance.caseset.selection import compile_expression
+from conformance.judge.compare import bin_index, bin_range, histogram_bins
 
 KEYWORDS = {"and", "or", "not"}
 HIDDEN = {"case_files"}  # header keys for the rerun commands, not for a person to read

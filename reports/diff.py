@@ -8,7 +8,7 @@ on cases that B lacks unless asked otherwise (allow_missing: B ran a smaller sel
 from dataclasses import dataclass, field
 
 from conformance import statuses
-from conformance.results import partial, read_results
+from conformance.run.results import partial, read_results
 
 # Kinds of change, in the order they are listed.
 REGRESSION, NEW_FAILURE, ULP_WORSE, STATUS_CHANGE, MISSING, NEW, ULP_BETTER, IMPROVEMENT = (

@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from conformance import __version__, statuses
-from conformance.verdicts import d3d_text, disagreements, judgement, other_verdict, ulp_text
+from conformance.judge.verdicts import d3d_text, disagreements, judgement, other_verdict, ulp_text
 from reports import details, matrix
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from conformance import statuses
-from conformance.verdicts import judgement
+from conformance.judge.verdicts import judgement
 from reports import details
 
 FAILURE = frozenset(s.name for s in statuses.STATUSES if s.failing and s.severity == 1)  # wrong or refused

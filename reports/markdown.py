@@ -5,7 +5,7 @@ import re
 from tabulate import tabulate
 
 from conformance import statuses
-from conformance.verdicts import disagreements, judgement, operator_rows, other_verdict
+from conformance.judge.verdicts import disagreements, judgement, operator_rows, other_verdict
 from reports import details, matrix
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a terminal's colour codes, a bell ...

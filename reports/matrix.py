@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from conformance import featurelevels, statuses
-from conformance.verdicts import highest_conforming_level
+from conformance.judge.verdicts import highest_conforming_level
 
 DTYPE_ORDER = ("float32", "float16", "float64", "int64", "int32", "int16", "int8",
                "uint64", "uint32", "uint16", "uint8", "bool")

@@ -7,7 +7,7 @@ of one backend and device gets its diff (reports.diff): what regressed, improved
 """
 from dataclasses import dataclass
 
-from conformance.dml_releases import short
+from conformance.backends.dml_releases import short
 from conformance.errors import BadInput
 from reports import diff as diffs
 from reports import sidebyside

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import statuses
-from conformance.results import read_results
-from conformance.verdicts import highest_conforming_level
+from conformance.judge.verdicts import highest_conforming_level
+from conformance.run.results import read_results
 from reports import details, matrix
 
 

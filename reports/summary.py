@@ -2,7 +2,7 @@
 from tabulate import tabulate
 
 from conformance import statuses
-from conformance.verdicts import judgement, operator_rows
+from conformance.judge.verdicts import judgement, operator_rows
 from reports import details
 from reports.matrix import operator_columns
 

@@ -12,7 +12,7 @@
 # Idempotent: each step is skipped when its result is already there, and the checks always run.
 # Everything lands in $DML_WINE_HOME (default /var/cache/dml-conformance as root, else
 # ~/.cache/dml-conformance); lane.json there records the versions and is what the dml-wine
-# backend looks for. The releases and every pinned file (sha256) are in conformance/dml_releases.tsv;
+# backend looks for. The releases and every pinned file (sha256) are in conformance/backends/dml_releases.tsv;
 # the lane's own is the newest. See docs/dml-wine.md and docs/releases/README.md.
 set -euo pipefail
 
@@ -45,7 +45,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ -n "$RELEASES" ] && command -v python3 >/dev/null; then  # bad input stops before anything is done
-    python3 "$ROOT/conformance/dml_releases.py" "$RELEASES" >/dev/null || { echo "setup-dml-wine: --releases $RELEASES" >&2; exit 2; }
+    python3 "$ROOT/conformance/backends/dml_releases.py" "$RELEASES" >/dev/null || { echo "setup-dml-wine: --releases $RELEASES" >&2; exit 2; }
 fi
 
 if [ -z "${DML_WINE_HOME:-}" ]; then
@@ -315,7 +315,7 @@ done_step
 if [ -n "$RELEASES" ]; then
     step "releases side by side ($RELEASES), each its own Windows Python in $DML_WINE_HOME/releases/"
     PY=$(host_python); PY=${PY:-python3}
-    selected=$("$PY" "$ROOT/conformance/dml_releases.py" "$RELEASES") || fail "--releases $RELEASES"
+    selected=$("$PY" "$ROOT/conformance/backends/dml_releases.py" "$RELEASES") || fail "--releases $RELEASES"
     for ort in $selected; do
         if [ "$ort" = "$ORT_VERSION" ]; then
             echo "    $ort: the lane's own (steps 2 to 6)"

@@ -81,7 +81,7 @@ pip_download() {  # pip_download DEST ARGS...: win_amd64 wheels for CPython 3.13
 }
 # The Linux harness runs the Windows programs (conformance lane windows: Wine, Xvfb, prefix clone).
 PY=${PYTHON:-$ROOT/.venv/bin/python}
-if ! "$PY" -c "import conformance.windows_harness" >/dev/null 2>&1; then
+if ! "$PY" -c "import conformance.cli.windows_harness" >/dev/null 2>&1; then
     [ "$MODE" = check ] && fail "no Linux harness in $PY (bash scripts/setup.sh)"
     bash "$ROOT/scripts/setup.sh" >/dev/null || fail "bash scripts/setup.sh"
     PY=$ROOT/.venv/bin/python
@@ -240,7 +240,7 @@ windows 600 python -c "import json, platform, sys, importlib.metadata as m, onnx
     "$CHECK/versions.json" >"$LOGS/check-versions.log" 2>&1 || fail "reading the versions (see $LOGS/check-versions.log)"
 "$PY" - "$CHECK" "$MARKER" "$FORMAT" "$WINPY" "$PROJECT_DIGEST" "$DML_WINE_HOME" "$(( $(date +%s) - START ))" <<'EOF' || fail "the check run's results are not right (see $CHECK/check.jsonl)"
 import json, sys, time
-from conformance.results import read_results
+from conformance.run.results import read_results
 check, marker, fmt, winpy, digest, lane, seconds = sys.argv[1:]
 header, cases, footer = read_results(f"{check}/check.jsonl")
 versions = json.load(open(f"{check}/versions.json", encoding="utf-8"))

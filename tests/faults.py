@@ -2,7 +2,7 @@
 import numpy as np
 
 import oracle
-from conformance.ulp import is_subnormal
+from conformance.caseset.operands import is_subnormal
 
 
 def _float_positions(result, count=3):

@@ -9,8 +9,8 @@ from needs import missing
 from test_reports_fixtures import HOSTILE_ID, conformance, write_results
 
 from conformance import statuses
-from conformance.caseload import REPO_ROOT
-from conformance.results import read_results
+from conformance.caseset.caseload import REPO_ROOT
+from conformance.run.results import read_results
 from reports import details, matrix
 
 SCRIPT = REPO_ROOT / "scripts" / "report_screenshot.py"

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # A pytest plugin that takes each lane away, as an unprovisioned machine would.
 UNPROVISION = '''
 import onnxruntime
-from conformance import fast_kernels
 from conformance.backends import base, dml_direct, dml_wine, webgpu
+from conformance.judge import fast_kernels
 
 GONE = "taken away by tests/test_ci.py"
 dml_wine.find_lane = lambda *args, **kwargs: (None, GONE)

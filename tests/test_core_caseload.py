@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from conformance.caseload import CaseFileError, load_file, load_paths
+from conformance.caseset.caseload import CaseFileError, load_file, load_paths
 
 GOOD = """\
 operator: ACTIVATION_CELU

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conformance.results import read_results
+from conformance.run.results import read_results
 
 
 def conformance(*args, cwd=None):
@@ -170,7 +170,7 @@ def test_a_malformed_k_expression_is_one_line_naming_it_and_exit_2(command, expr
 
 def cli_with(patch: str, *args):
     """The command line with a fault planted first (patch: Python run before main)."""
-    script = f"import sys\n{patch}\nfrom conformance.cli import main\nsys.exit(main({[str(a) for a in args]!r}))"
+    script = f"import sys\n{patch}\nfrom conformance.cli.command import main\nsys.exit(main({[str(a) for a in args]!r}))"
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
 
 
@@ -190,8 +190,8 @@ def test_a_harness_bug_is_its_traceback_and_exit_4_not_bad_input(error, results_
 
 
 def test_a_broken_module_of_the_harness_is_a_bug_not_a_missing_command(results_file):
-    done = cli_with("sys.modules['conformance.cli_reports'] = None  # its import now fails", "report", results_file)
-    assert done.returncode == 4 and "Traceback" in done.stderr and "conformance.cli_reports" in done.stderr, done.stderr
+    done = cli_with("sys.modules['conformance.cli.report_commands'] = None  # its import now fails", "report", results_file)
+    assert done.returncode == 4 and "Traceback" in done.stderr and "conformance.cli.report_commands" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("args", [["specs", "NO_SUCH_OP"], ["list", "--tolerance", "float16=x"],
@@ -253,6 +253,6 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(args, tmp_path):
 
 
 def test_a_broken_pipe_that_is_not_standard_output_is_a_harness_bug():
-    done = cli_with("import conformance.cli as cli\ndef lost(args): raise BrokenPipeError(32, 'Broken pipe')\n"
+    done = cli_with("import conformance.cli.command as cli\ndef lost(args): raise BrokenPipeError(32, 'Broken pipe')\n"
                     "cli.cmd_list = lost", "list")
     assert done.returncode == 4 and "BrokenPipeError" in done.stderr, done.stderr

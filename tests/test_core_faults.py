@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 
-from conformance import backends, runner, statuses
+from conformance import backends, statuses
 from conformance.backends.ort import OrtBackend
-from conformance.caseload import SHIPPED_CASES, load_paths
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.caseset.caseload import SHIPPED_CASES, load_paths
+from conformance.caseset.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
 ALL_CASES = load_paths()
 

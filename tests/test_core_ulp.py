@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from conformance.compare import compare, describe
-from conformance.ulp import fractional_ulp_error, ulp_distance
+from conformance.judge.compare import compare, describe
+from conformance.judge.ulp import fractional_ulp_error, ulp_distance
 
 
 def d(a, b, dtype):

@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import runner, specs, statuses
+from conformance import specs, statuses
 from conformance.backends import create
-from conformance.caseload import SHIPPED_CASES, load_paths
+from conformance.caseset.caseload import SHIPPED_CASES, load_paths
+from conformance.caseset.operands import take
+from conformance.caseset.selection import select
 from conformance.judge import intervals
 from conformance.judge.d3d import IntervalJudge, lowering_points
-from conformance.operands import take
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 from conformance.specs import primitives as P
 
 SWEEPS = SHIPPED_CASES.parent / "sweeps" / "float16_every_parameter_set"

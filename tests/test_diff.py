@@ -6,7 +6,7 @@ import pytest
 from test_reports_fixtures import FOOTER, HEADER, conformance, known_records, record, write_results
 from test_reports import parse, unescaped_pipes
 
-from conformance.results import read_results
+from conformance.run.results import read_results
 from reports import diff, sidebyside
 
 OP = "ELEMENT_WISE_CLIP"

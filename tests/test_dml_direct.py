@@ -12,7 +12,7 @@ import pytest
 from needs import missing
 
 from conformance.backends import base
-from conformance.case import Case
+from conformance.caseset.case import Case
 
 
 def _lane():
@@ -279,10 +279,11 @@ def test_cli_smoke_run_with_feature_level_auto(tmp_path):
 def test_fused_activation_and_output_strides_reach_directml(backend):
     """ADD1 with fused activations, and outputs with padded and column-major strides, judged by the
     runner: a device that ignored the activation or wrote the output packed would fail them."""
-    from conformance import runner, statuses
-    from conformance.caseload import load_paths
-    from conformance.results import ResultsWriter
-    from conformance.selection import select
+    from conformance import statuses
+    from conformance.run import runner
+    from conformance.caseset.caseload import load_paths
+    from conformance.run.results import ResultsWriter
+    from conformance.caseset.selection import select
     chosen = select(load_paths(), "(ELEMENT_WISE_ADD1/float32/rank4[2x3x4x5] and (RELU/uniform or SIGMOID/uniform) "
                                   "and not broadcast and not in-place) or output-strides")
     assert len(chosen) >= 25

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conformance import specs
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
 from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import OperatorDescription, calc_buffer_tensor_size
 from conformance.dmldirect.hresult import HResultError, describe, name

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from needs import missing
 
-from conformance import runner
-from conformance.caseload import load_file
-from conformance.results import ResultsWriter
+from conformance.caseset.caseload import load_file
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 from conformance.worker import shared
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,8 +125,8 @@ def test_nothing_outlives_a_killed_harness(when):
     _lane()
     harness = _harness(
         "import numpy as np\n"
-        "from conformance.case import Case\n"
-        "from conformance import inputs\n"
+        "from conformance.caseset.case import Case\n"
+        "from conformance.caseset import inputs\n"
         "backend = dml_direct.DmlDirectBackend('dml-direct', {})\n"
         "print('STARTED', backend.launcher.prefix, flush=True)\n"
         "case = Case(id='c', op='ACTIVATION_CELU', dtype='float32', shape=(1 << 32,), params={'Alpha': 1.0},\n"

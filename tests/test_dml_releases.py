@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, dml_releases
+from conformance.backends import dml_releases
 from conformance.backends import wine_lane
+from conformance.cli import command as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts" / "dml_wine"))
@@ -272,9 +273,9 @@ def test_the_header_keeps_the_first_workers_dll_across_a_restart():
     dies, the next serves the cases and the header still names that DLL."""
     import signal
     from conformance import statuses
-    from conformance.caseload import load_paths
-    from conformance.runner import judge
-    from conformance.selection import select
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset.selection import select
+    from conformance.run.runner import judge
     lane = _lane()
     newest = dml_releases.newest()
     backend = _backend("dml-wine", {})

@@ -16,12 +16,15 @@ import numpy as np
 import pytest
 from needs import missing
 
-from conformance import backends, featurelevels, inputs, runner, specs, statuses
+from conformance import backends, featurelevels, specs, statuses
 from conformance.backends import dml_wine, wine_lane
-from conformance.caseload import load_paths
-from conformance.compare import compare
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.backends.base import OK, Outcome
+from conformance.caseset import inputs
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
+from conformance.judge.compare import compare
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 ALL_CASES = load_paths()
@@ -63,7 +66,7 @@ def test_an_all_zeros_output_is_rejected_by_the_comparator(case_id):
     expected, reference, zeros = runner.expected_for(case, x)
     result = compare(x, expected, np.zeros_like(expected), case.tolerance, case.flush_allowed, zeros, reference)
     assert not result.passed and result.mismatches >= 0.9 * case.elements
-    record = runner.judge(case, x, dml_wine.Outcome(dml_wine.OK, output=np.zeros_like(expected)),
+    record = runner.judge(case, x, Outcome(OK, output=np.zeros_like(expected)),
                           "5_0", "dml-wine", 0.0)
     assert record["status"] == statuses.FAIL and "Elements outside the Direct3D rules" in record["message"]
     assert record["verdicts"] == {"d3d": statuses.FAIL, "ulp": statuses.FAIL}
@@ -73,7 +76,7 @@ def test_an_all_zeros_output_is_rejected_by_the_comparator(case_id):
 def test_known_deviations_excluded_from_the_smoke_suite_are_listed_with_case_ids_in_the_docs():
     """Every case the full run fails but the smoke selection leaves out is named in the findings."""
     findings = (DOCS / "dml-wine.md").read_text(encoding="utf-8")
-    from conformance.results import read_results
+    from conformance.run.results import read_results
     _, records, _ = read_results(DOCS / "results" / "dml-wine-lavapipe.jsonl.gz")
     failing = [r["id"] for r in records if r["status"] in statuses.FAILING]
     assert failing, "the full run's results should show DirectML's deviations"

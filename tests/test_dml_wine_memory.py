@@ -4,16 +4,16 @@ before the next session would pass the budget. Peak resident size read from the 
 VmHWM, not estimated."""
 from needs import missing
 
-from conformance.backends import dml_wine
-from conformance.caseload import load_paths
+from conformance.backends import dml_wine, procmem
+from conformance.caseset.caseload import load_paths
 
 
 def _peak(pids) -> int:
-    return max((dml_wine._proc_bytes(f"/proc/{pid}/status", "VmHWM") or 0 for pid in pids), default=0)
+    return max((procmem.proc_bytes(f"/proc/{pid}/status", "VmHWM") or 0 for pid in pids), default=0)
 
 
 def test_default_budget_bounds_the_worker_across_sessions():
-    ready, why = dml_wine._dml_wine_available()
+    ready, why = dml_wine.dml_wine.available()
     if not ready:
         missing(f"the dml-wine lane is missing: {why}")
     families = {}

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import onnx_models, runner, specs, statuses
+from conformance import specs, statuses
+from conformance.backends import onnx_models
+from conformance.run import runner
 from conformance.backends.base import OK, Outcome
-from conformance.caseload import CaseFileError, load_file, load_paths
+from conformance.caseset.caseload import CaseFileError, load_file, load_paths
 from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import SENTINEL, OperatorDescription, read_output
-from conformance.selection import select
+from conformance.caseset.selection import select
 from test_several_inputs import run, write
 
 CASES = load_paths()

@@ -150,8 +150,8 @@ def test_device_script_usage():
 
 
 def test_sweep_cases_cover_every_float32_pattern_once():
-    from conformance.caseload import load_paths
-    from conformance.inputs import bit_range
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset.inputs import bit_range
     cases = load_paths([str(GPU / "sweeps" / "activation_celu_float32.yaml")], 0)
     ranges = sorted((bit_range(c.generator).start, bit_range(c.generator).stop) for c in cases)
     assert ranges[0][0] == 0 and ranges[-1][1] == 1 << 32
@@ -162,7 +162,7 @@ def test_float16_sweeps_are_in_sync_with_the_default_cases():
     done = subprocess.run([sys.executable, str(GPU / "make_f16_sweeps.py"), "--check"], capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     cases = load_paths([str(ROOT / "sweeps" / "float16_every_parameter_set")], 0)
     assert {c.dtype for c in cases} == {"float16"} and all(c.elements == 65536 for c in cases)
     assert all(c.generator == {"kind": "exhaustive_float16"} for c in cases)
@@ -180,7 +180,7 @@ def test_float16_sweeps_of_operators_without_fields_or_with_enum_int_and_type_fi
 
     import make_f16_sweeps
     from conformance import specs
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     from conformance.specs.base import Parameter, SupportTable
     base = specs.get("ACTIVATION_CELU")
     modes = {"DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN": 0, "DML_ROUNDING_MODE_TOWARD_ZERO": 1}

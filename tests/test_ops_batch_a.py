@@ -16,7 +16,7 @@ import pytest
 
 import oracle
 from conformance import specs
-from conformance.ulp import ulp_distance
+from conformance.judge.ulp import ulp_distance
 
 WEBNN = Path(__file__).parent / "data" / "webnn"
 # WebNN operator -> DirectML operator; the semantics agree on every case of these files.

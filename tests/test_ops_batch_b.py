@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import backends, runner, statuses
-from conformance.case import Case
-from conformance.caseload import load_paths
-from conformance.expected import expected_and_reference, interval_judge
-from conformance.onnx_models import as_directml
-from conformance.results import ResultsWriter
-from conformance.selection import select
-from conformance.ulp import ulp_distance
+from conformance import backends, statuses
+from conformance.backends.onnx_models import as_directml
+from conformance.caseset.case import Case
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
+from conformance.judge.expected import expected_and_reference, interval_judge
+from conformance.judge.ulp import ulp_distance
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
 WEBNN = Path(__file__).resolve().parent / "data" / "wpt-webnn"
 # WebNN operator file -> DirectML operator
@@ -293,14 +294,14 @@ def test_an_enum_field_takes_its_value_names_and_the_case_id_shows_them(write_ca
 @pytest.mark.parametrize("value, message", [("DML_ROUNDING_MODE_UP", "must be one of DML_ROUNDING_MODE_HALVES"),
                                             ("2", "must be one of"), ("2.0", "must be one of")])
 def test_an_enum_field_refuses_other_names_and_numbers(write_case_file, value, message):
-    from conformance.caseload import CaseFileError
+    from conformance.caseset.caseload import CaseFileError
     with pytest.raises(CaseFileError) as error:
         load_paths([write_case_file(ROUND_FILE.format(modes=f"[{value}]"))])
     assert message in str(error.value) and ":5:" in str(error.value)
 
 
 def test_a_float_field_refuses_a_name(write_case_file):
-    from conformance.caseload import CaseFileError
+    from conformance.caseset.caseload import CaseFileError
     text = ROUND_FILE.replace("ELEMENT_WISE_ROUND", "ELEMENT_WISE_THRESHOLD").format(modes="[low]")
     with pytest.raises(CaseFileError) as error:
         load_paths([write_case_file(text.replace("RoundingMode", "Min"))])

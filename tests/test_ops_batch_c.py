@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import caseload
+from conformance.caseset import caseload
 from tests import webnn
 from tests.high_precision import DIGITS, erf, nearest
 

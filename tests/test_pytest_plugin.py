@@ -12,8 +12,8 @@ from test_reports_fixtures import conformance
 
 from conformance.backends import ort as _ort  # noqa: F401  (likewise)
 
-from conformance.caseload import SHIPPED_CASES, source_file
-from conformance.results import read_results
+from conformance.caseset.caseload import SHIPPED_CASES, source_file
+from conformance.run.results import read_results
 
 CLIP_FILE = """\
 operator: ELEMENT_WISE_CLIP
@@ -248,7 +248,7 @@ def test_the_plugin_is_registered_through_the_entry_point():
     assert "--conformance-backend" in done.stdout and "--conformance-expectations" in done.stdout
     from importlib.metadata import entry_points
     assert [e.value for e in entry_points(group="pytest11") if e.name == "conformance"] == [
-        "conformance.pytest_plugin"]
+        "conformance.cli.pytest_plugin"]
 
 
 @pytest.mark.parametrize("option", ["--conformance-results", "--conformance-html", "--conformance-markdown",

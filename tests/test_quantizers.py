@@ -4,12 +4,13 @@ output) through the oracle, the d3d judge, dml-direct's description and ONNX Run
 import numpy as np
 
 import oracle
-from conformance import backends, runner, specs, statuses
-from conformance.caseload import load_paths
+from conformance import backends, specs, statuses
+from conformance.run import runner
+from conformance.caseset.caseload import load_paths
 from conformance.dmldirect import layout
-from conformance.onnx_models import node_for
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.backends.onnx_models import node_for
+from conformance.run.results import ResultsWriter
+from conformance.caseset.selection import select
 
 QUANTIZERS = [c for c in load_paths() if c.op in ("ELEMENT_WISE_QUANTIZE_LINEAR", "ELEMENT_WISE_DEQUANTIZE_LINEAR")]
 

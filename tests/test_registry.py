@@ -21,7 +21,7 @@ import pytest
 
 import oracle
 from conformance import specs
-from conformance.caseload import CaseFileError, load_file
+from conformance.caseset.caseload import CaseFileError, load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = (".py", ".sh", ".js", ".html", ".css", ".toml", ".cfg", ".ini")
@@ -175,7 +175,7 @@ def _integer_inputs(dtype: str) -> list:
 
 def _integer_sets():
     """(operator, data type, fields) of every integer case in cases/, once each."""
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     found = []
     for case in load_paths():
         entry = (case.op, case.dtype, case.params)

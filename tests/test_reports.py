@@ -13,9 +13,9 @@ from test_reports_fixtures import (FOOTER, HEADER, HOSTILE_DEVICE, HOSTILE_ID, c
                                    write_results)
 
 from conformance import statuses
-from conformance.caseload import REPO_ROOT
-from conformance.selection import compile_expression
-from conformance.results import read_results
+from conformance.caseset.caseload import REPO_ROOT
+from conformance.caseset.selection import compile_expression
+from conformance.run.results import read_results
 from reports import details, html, junit, markdown, matrix
 
 CLIP, CELU = "ELEMENT_WISE_CLIP", "ACTIVATION_CELU"
@@ -268,7 +268,7 @@ def test_junit_reads_back_with_one_testcase_per_case(known):
 # ---- the rerun command -----------------------------------------------------------------------
 
 def test_keyword_tells_apart_ids_that_contain_each_other():
-    from conformance.selection import compile_expression
+    from conformance.caseset.selection import compile_expression
     ids = ["OP/float32/rank1/x=1/specials", "OP/float32/rank1/x=1/specials/in-place",
            "OP/float32/rank1/x=10/specials", "OP/f (and) or not/y"]
     for case_id in ids:

@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import backends, runner, statuses
-from conformance.caseload import CaseFileError, load_file, load_paths
+from conformance import backends, statuses
+from conformance.caseset.caseload import CaseFileError, load_file, load_paths
+from conformance.caseset.selection import select
 from conformance.dmldirect import layout
 from conformance.dmldirect.describe import OperatorDescription
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
 SEVERAL = [c for c in load_paths() if c.several]
 

@@ -1,6 +1,6 @@
 """`conformance bench` works end to end on small sizes (no timing is asserted)."""
-from conformance import bench
-from conformance.cli import build_parser
+from conformance.cli import bench
+from conformance.cli.command import build_parser
 
 
 def test_bench_is_a_subcommand():
@@ -33,8 +33,8 @@ def test_the_workloads_come_from_the_bench_case_files():
 
 
 def test_the_baseline_gives_the_same_statuses_as_the_harness():
-    from conformance.caseload import load_paths
-    from conformance.selection import select
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset.selection import select
     cases = select(load_paths(), "rank1")[:40]
     records = bench.onnx_backend_style(cases)
     assert [r["id"] for r in records] == [c.id for c in cases]
@@ -58,10 +58,11 @@ def test_the_figure_table_shows_every_figure_against_its_target():
 
 
 def test_the_baseline_runs_several_input_and_boolean_operators_as_the_harness_does(tmp_path):
-    from conformance import backends, runner
-    from conformance.caseload import load_paths
-    from conformance.results import ResultsWriter
-    from conformance.selection import select
+    from conformance import backends
+    from conformance.run import runner
+    from conformance.caseset.caseload import load_paths
+    from conformance.run.results import ResultsWriter
+    from conformance.caseset.selection import select
     cases = select(load_paths(), "(ELEMENT_WISE_ADD/ or LOGICAL_EQUALS or ACTIVATION_GELU or IS_NAN) and rank4")
     assert len({c.op for c in cases}) == 4
     backend = backends.create("cpu", announce=lambda m: None)

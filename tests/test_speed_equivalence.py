@@ -12,11 +12,13 @@ import pytest
 from needs import missing
 
 import oracle
-from conformance.expected import interval_judge
-from conformance import fast, fast_kernels, inputs, runner
-from conformance.case import Case
-from conformance.compare import compare
-from conformance.ulp import is_subnormal
+from conformance.caseset import inputs
+from conformance.caseset.case import Case
+from conformance.caseset.operands import is_subnormal
+from conformance.judge import fast, fast_kernels
+from conformance.judge.compare import HISTOGRAM_BINS, compare
+from conformance.judge.expected import interval_judge
+from conformance.run import runner
 
 
 
@@ -184,7 +186,7 @@ def test_small_cases_verified_together_equal_each_verified_alone(dtype, monkeypa
 
 def _declared_float32_sets():
     """Every float32 parameter set of the default cases whose operator declares a float32 plan."""
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     found = []
     for case in load_paths():
         module = oracle.OPERATORS[case.op]
@@ -225,7 +227,7 @@ def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
             literal = oracle.reference(op, x, "float32", nan_rule=nan_rule, **params)
     scratch, positions = np.empty(x.size, np.uint8), np.empty(x.size, np.int64)
     kernels.float32_stats[formula](x, buffer, p0, p1, x, x.view(np.uint32), 0,
-                                   np.zeros(fast_kernels.HISTOGRAM_BINS, np.int64), scratch, positions)
+                                   np.zeros(HISTOGRAM_BINS, np.int64), scratch, positions)
     if nan_rule == "propagate" or params.get("ScaleBias"):
         assert formula == kernels.LITERAL
     same = (buffer == literal) | (np.isnan(buffer) & np.isnan(literal))
@@ -239,7 +241,7 @@ def _interval_operators():
     (its first parameter set): the compiled interval evaluation walks any formula. Operators of
     several inputs take the plain path (the acceleration layer declines them)."""
     from conformance import specs
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     chosen = {op: params for op, params in OPERATORS}
     for case in load_paths():
         if case.dtype == "float32" and case.op not in chosen and not case.params.get("ScaleBias") \
@@ -252,7 +254,7 @@ def _interval_operators():
 def test_compiled_intervals_equal_the_numpy_ones(op, params):
     """fast_intervals_jit.bounds against intervals.interval, bit for bit (signs of zeros included),
     on every float32 special value and a spread of bit patterns over every binade, across blocks."""
-    from conformance import fast_intervals_jit
+    from conformance.judge import fast_intervals_jit
     fast_kernels.load()
     judge = interval_judge(make_case(op, params, "float32", (1,)))
     patterns = np.arange(0, 1 << 32, 65537 * 3, dtype=np.uint64).astype(np.uint32)

@@ -1,7 +1,7 @@
 """Whole runs with and without the speed-ups give the same records.
 
 "With": shared sessions (one graph per operator and data type), the acceleration
-layer (conformance/fast.py; with the compiled comparison forced on, and off),
+layer (conformance/judge/fast.py; with the compiled comparison forced on, and off),
 several verification threads. "Without": one single-node session per parameter
 set, runner.expected_for + compare.compare on every case, one thread. Every
 field of every record must match except the timing and which case carries the
@@ -12,12 +12,14 @@ import dataclasses
 import pytest
 from needs import missing
 
-from conformance import fast, fast_kernels, runner, statuses
+from conformance import statuses
 from conformance.backends import create
 from conformance.backends.ort import OrtBackend
-from conformance.caseload import load_paths
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
+from conformance.judge import fast, fast_kernels
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
 IGNORED = {"seconds", "placement"}
 
@@ -154,7 +156,7 @@ def test_every_element_failing_on_large_tensors_same_records(device):
     counts, bins, worst elements and d3d verdicts) gives the plain records."""
     if not fast_kernels.AVAILABLE:
         missing("numba is not installed (a dependency: scripts/setup.sh installs it)")
-    from conformance import bench
+    from conformance.cli import bench
     cases = []
     for op, params in [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ACTIVATION_SCALED_ELU", {}),
                        ("ELEMENT_WISE_CLIP", {"Min": -1.5, "Max": 2.0})]:

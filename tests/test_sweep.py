@@ -4,14 +4,16 @@ import json
 import numpy as np
 import pytest
 
-from conformance import inputs, runner, statuses
+from conformance import statuses
 from conformance.backends import create
-from conformance.caseload import CaseFileError, load_file, load_paths
-from conformance.case import Case
-from conformance.cli import main
-from conformance.results import ResultsWriter
+from conformance.caseset import inputs
+from conformance.caseset.case import Case
+from conformance.caseset.caseload import CaseFileError, load_file, load_paths
+from conformance.cli.command import main
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 
-SWEEPS = runner.__file__.rsplit("/", 2)[0] + "/sweeps"
+SWEEPS = runner.__file__.rsplit("/", 3)[0] + "/sweeps"
 
 CASE_FILE = """operator: ACTIVATION_CELU
 groups:

@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance import statuses, windows_harness
+from conformance import statuses
 from conformance.backends import wine_lane
-from conformance.caseload import load_paths
-from conformance.results import read_results
+from conformance.caseset.caseload import load_paths
+from conformance.cli import windows_harness
+from conformance.run.results import read_results
 
 IN_CI = bool(os.environ.get("CI"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -264,9 +265,9 @@ def test_windows_python_details(tmp_path):
     script.write_text(
         "import json, os, sys, tempfile\n"
         "import rpds, jsonschema\n"
-        "from conformance import backends, runner\n"
-        "from conformance.caseload import load_paths\n"
-        "from conformance.selection import select\n"
+        "from conformance import backends\nfrom conformance.run import runner\n"
+        "from conformance.caseset.caseload import load_paths\n"
+        "from conformance.caseset.selection import select\n"
         "before = set(os.listdir(tempfile.gettempdir()))\n"
         "backend = backends.create('dml', announce=lambda m: None)\n"
         "cases = select(load_paths(), 'ELEMENT_WISE_CLIP/float16/rank4 and uniform and not Scale= and not in-place')\n"

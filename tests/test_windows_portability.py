@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import windows_harness
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
+from conformance.cli import windows_harness
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_CASE = "ELEMENT_WISE_CLIP/float32/rank4[2x3x4x5]/Min=-1,Max=1/uniform[-8,8]"
@@ -37,7 +37,7 @@ def installed_wheel(tmp_path_factory):
 def test_the_wheel_ships_the_default_cases(installed_wheel, tmp_path):
     """A pip-installed harness (every Windows user's) has no checkout: `conformance run` without
     PATHS must still find the shipped cases, inside the package."""
-    script = ("import json, conformance, conformance.caseload as c; "
+    script = ("import json, conformance, conformance.caseset.caseload as c; "
               "print(json.dumps([conformance.__file__, str(c.SHIPPED_CASES), len(c.load_paths())]))")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
                           env=dict(os.environ, PYTHONPATH=str(installed_wheel)), timeout=120)
@@ -109,8 +109,8 @@ def test_rerun_command_of_a_windows_run_of_the_shipped_cases():
     case_id = "ELEMENT_WISE_CONSTANT_POW/float16/rank1/Exponent=0/specials"
     record = {"id": case_id, "backend": "dml", "source": "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\"
               "Python313\\Lib\\site-packages\\conformance\\cases\\element_wise_constant_pow.yaml:40"}
-    from conformance.caseload import load_paths, source_file
-    from conformance.selection import select
+    from conformance.caseset.caseload import load_paths, source_file
+    from conformance.caseset.selection import select
     shipped = [c.id for c in load_paths()]
     # What the run's header records (runner.case_files): a file without a path, every shipped id.
     files = {source_file(record["source"]): {"path": None, "ids": shipped}}

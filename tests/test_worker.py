@@ -17,14 +17,16 @@ import numpy as np
 import pytest
 from needs import missing
 
-from conformance import backends, runner, statuses
+from conformance import backends, statuses
 from conformance.backends import base
-from conformance.backends.dml_wine import WorkerBackend, cpu_worker, worker_settings
+from conformance.backends.dml_wine import cpu_worker, worker_settings
+from conformance.backends.worker_backend import WorkerBackend
 from conformance.backends.ort import multi_node_model
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
+from conformance.caseset.selection import select
 from conformance.errors import BadInput
-from conformance.results import ResultsWriter
-from conformance.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 from conformance.worker import devinfo, onnxmini, protocol
 from conformance.worker.engine import Engine, selfcheck
 
@@ -258,7 +260,8 @@ def test_placement_on_another_provider_is_cpu_fallback():
     import onnxruntime
     if "AzureExecutionProvider" not in onnxruntime.get_available_providers():
         missing("this onnxruntime has no AzureExecutionProvider to put nodes elsewhere than CPU")
-    from conformance.backends.dml_wine import NativeLauncher, socket_factory
+    from conformance.backends.worker_channels import socket_factory
+    from conformance.backends.worker_launchers import NativeLauncher
     settings, options = worker_settings({})
     backend = WorkerBackend("azure-worker", "AzureExecutionProvider", options, {},
                             socket_factory(NativeLauncher(), settings), settings)
@@ -396,7 +399,8 @@ def test_a_graph_that_keeps_killing_the_worker_is_not_sent_again(monkeypatch):
 
 
 def test_a_worker_that_cannot_start_is_unavailable_with_its_reason(tmp_path):
-    from conformance.backends.dml_wine import NativeLauncher, socket_factory
+    from conformance.backends.worker_channels import socket_factory
+    from conformance.backends.worker_launchers import NativeLauncher
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho 'no onnxruntime on this interpreter' >&2\nexit 3\n")
     fake.chmod(0o755)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conformance.ulp import ulp_distance
+from conformance.judge.ulp import ulp_distance
 
 FOLDER = Path(__file__).parent / "data" / "webnn"
 

@@ -18,7 +18,7 @@ Provider options (--provider-option KEY=VALUE):
   min_feature_level=L    DMLCreateDevice1's minimum level (default 1_0): certify a device created there
   dll=PATH               another DirectML.dll (Windows path as the worker sees it)
   dml_release=VERSION    the DirectML.dll of a provisioned onnxruntime-directml release, named by its
-                         version or the DLL's (conformance/dml_releases.py), loaded by path
+                         version or the DLL's (conformance/backends/dml_releases.py), loaded by path
   timeout=SECONDS        per request (default 900)
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
   transport=auto|tcp     how arrays cross (default auto: memory shared with the worker, else the socket)
@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conformance import dml_releases
+from conformance.backends import dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
                                        Backend, BackendUnavailable, BadInput, Outcome, number_option)
@@ -379,7 +379,7 @@ class DmlDirectBackend(Backend):
         return self.run_many([(case, x)])[0]
 
     def run_chunk(self, case, x, patterns: range):
-        """A streamed chunk x (the runner's, conformance.inputs.chunks) whose bit patterns are
+        """A streamed chunk x (the runner's, conformance.caseset.inputs.chunks) whose bit patterns are
         `patterns`: with shared memory the worker makes them itself and x does not travel."""
         return self.run_many([(case, x)], [patterns])[0]
 

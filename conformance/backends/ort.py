@@ -21,10 +21,11 @@ import weakref
 
 import numpy as np
 
-from conformance import operands, specs
+from conformance import specs
+from conformance.caseset import operands
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
-from conformance.onnx_models import as_directml, feeds, input_infos, input_names, node_for, single_node_model
+from conformance.backends.onnx_models import as_directml, feeds, input_infos, input_names, node_for, single_node_model
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
@@ -357,7 +358,7 @@ def multi_node_model(nodes, dtype: str) -> bytes:
     """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
     Each node is built as onnx_models.single_node_model builds its only node."""
     from onnx import helper, numpy_helper
-    from conformance.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type
+    from conformance.backends.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     for k, node in enumerate(nodes):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")

@@ -184,7 +184,9 @@ def _settings(options: dict) -> tuple:
 
 def webgpu(name, options):
     """Entry point of dml_conformance.backends: (name, options) -> Backend."""
-    from conformance.backends.dml_wine import NativeLauncher, WorkerBackend, socket_factory
+    from conformance.backends.worker_backend import WorkerBackend
+    from conformance.backends.worker_channels import socket_factory
+    from conformance.backends.worker_launchers import NativeLauncher
 
     folder, version = installed()
     settings, provider_options = _settings(options)

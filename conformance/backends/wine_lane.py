@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import dml_releases
+from conformance.backends import dml_releases
 from conformance.backends.base import BackendUnavailable
 
 LANE_FORMAT = 1

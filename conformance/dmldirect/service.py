@@ -21,7 +21,7 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
 
 An array reference names a buffer of the frame, or an offset in the memory the harness shares
 with the worker (conformance.worker.shared; {"shared": offset}), or, for an input, the float32 bit
-patterns it holds ({"bit_patterns": [first, step]}: conformance.inputs.bit_patterns makes them
+patterns it holds ({"bit_patterns": [first, step]}: conformance.caseset.inputs.bit_patterns makes them
 here, as the harness does for its own copy). "output_to" asks for the output in the shared memory
 at that offset.
 
@@ -179,7 +179,7 @@ class Engine:
     def _input(self, reference, buffers):
         """(x, what device.execute copies from: bytes, or a ctypes view of x's own memory)."""
         if "bit_patterns" in reference:
-            from conformance.inputs import bit_patterns
+            from conformance.caseset.inputs import bit_patterns
             first, step = (int(n) for n in reference["bit_patterns"])
             shape = tuple(int(n) for n in reference["shape"])
             x = bit_patterns(first, step, int(np.prod(shape, dtype=np.int64))).reshape(shape)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance import specs
+from conformance.caseset.operands import take
 from conformance.judge import intervals
-from conformance.operands import take
 from oracle.rounding import float_param
 
 MODELS = ("d3d", "ulp")

@@ -14,7 +14,7 @@ import numpy as np
 
 import oracle
 from conformance import backends
-from conformance.caseload import load_paths
+from conformance.caseset.caseload import load_paths
 
 PROBES = Path(__file__).resolve().parents[2] / "sweeps" / "probes"
 
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
 
 def _off(expected, actual) -> str:
     """ULP distance, 'NaN' where exactly one is NaN, '0' where both are."""
-    from conformance.ulp import ulp_distance
+    from conformance.judge.ulp import ulp_distance
     e, a = np.asarray(expected), np.asarray(actual)
     if e.dtype.kind != "f":
         return str(int(ulp_distance(e.reshape(1), a.reshape(1))[0]))

@@ -1,11 +1,11 @@
 # shellcheck shell=bash
-# The release table (conformance/dml_releases.tsv, tab-separated; see its header) for the shell
+# The release table (conformance/backends/dml_releases.tsv, tab-separated; see its header) for the shell
 # scripts that provision Windows Pythons from it: scripts/setup-dml-wine.sh, scripts/gpu/build-bundle.sh
 # and scripts/gpu/device.sh. Sourced; needs ROOT (the repository). build_python and cached use
 # DOWNLOADS (where the pinned files are), build_python also PY (a Python 3) and a fail function.
-# The Python side reads the same table: conformance/dml_releases.py.
+# The Python side reads the same table: conformance/backends/dml_releases.py.
 LANE_FORMAT=1
-TABLE=$ROOT/conformance/dml_releases.tsv
+TABLE=$ROOT/conformance/backends/dml_releases.tsv
 
 release_row() { awk -F'\t' -v v="$1" '$1 == "release" && $4 == v' "$TABLE"; }
 release_tag() { release_row "$1" | cut -f2; }

@@ -6,14 +6,14 @@
 #   bash scripts/gpu/build-bundle.sh --snapshot refresh only .bundle/carry/tree (the code the GPU runs use)
 #   bash scripts/gpu/build-bundle.sh --clean    remove the bundle and its caches
 #   ... --releases all|VERSION[,VERSION...]     also carry other onnxruntime-directml releases (their
-#                                               pinned files, conformance/dml_releases.tsv) in calls
+#                                               pinned files, conformance/backends/dml_releases.tsv) in calls
 #                                               rNN of their own; device.sh setup builds and checks them
 #
 # The GPU machine has Python 3.12 with numpy, onnx, pyyaml, tabulate and onnxruntime (CPU), no
 # Wine, no X server, no zstd and no network. What travels (docs/gpu/README.md says why):
 #   1. payload.tar.zst: a Debian 12 root file system made with debootstrap (Wine 8, Xvfb, xauth,
 #      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (the newest
-#      release of conformance/dml_releases.tsv) at /opt/py inside it, and the Windows harness's pinned
+#      release of conformance/backends/dml_releases.tsv) at /opt/py inside it, and the Windows harness's pinned
 #      win_amd64 wheels (scripts/windows_harness/requirements.txt, about 100 MB) at
 #      /opt/windows-harness/wheels; split into chunks of CHUNK_MIB, one per device-tool call (a call
 #      carries at most 64 MiB with the working tree);
@@ -61,7 +61,7 @@ WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==$WEBGPU_PIN}
 . "$ROOT/scripts/dml_wine/releases.sh"
 WIN_PYTHON_STAMP=$(python_stamp "$(newest_release)")
 WIN_HARNESS_LOCK=$ROOT/scripts/windows_harness/requirements.txt
-# The compiled verification (conformance/fast_kernels_jit.py and the failing-element passes): numba
+# The compiled verification (conformance/judge/fast_kernels_jit.py and the failing-element passes): numba
 # and llvmlite at the Windows harness's pins, with the numpy they are tested with here (the image's
 # numpy is newer than numba supports). llvmlite's wheel (57 MiB) is over what one call carries beside
 # the tree: wheels too large for a call travel in parts that `device.sh setup` joins.
@@ -84,7 +84,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ -n "$RELEASES" ]; then
-    python3 "$ROOT/conformance/dml_releases.py" "$RELEASES" >/dev/null || { echo "build-bundle: --releases $RELEASES" >&2; exit 2; }
+    python3 "$ROOT/conformance/backends/dml_releases.py" "$RELEASES" >/dev/null || { echo "build-bundle: --releases $RELEASES" >&2; exit 2; }
 fi
 
 say() { echo "[gpu-bundle] $*"; }
@@ -157,7 +157,7 @@ release_calls() {
     # folders rNN of at most CHUNK_MIB each, listed in the manifest as release_calls.
     local ort name version file sha files=()
     DOWNLOADS=$LANE_HOME/downloads
-    for ort in $(python3 "$ROOT/conformance/dml_releases.py" "$1"); do
+    for ort in $(python3 "$ROOT/conformance/backends/dml_releases.py" "$1"); do
         [ "$ort" = "$(newest_release)" ] && continue
         if ! cached "$ort"; then
             DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-dml-wine.sh" --releases "$ort" \

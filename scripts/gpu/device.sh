@@ -282,7 +282,7 @@ release_lanes() {
     # Each release (but the newest: the lane's own) whose files were received: its Windows Python in
     # $G/lane/releases/V/python, checked like the lane's (what setup-dml-wine.sh --releases does).
     local ort home t
-    for ort in $("$PYTHON" "$HARNESS/conformance/dml_releases.py" all); do
+    for ort in $("$PYTHON" "$HARNESS/conformance/backends/dml_releases.py" all); do
         [ "$ort" = "$(newest_release)" ] && continue
         cached "$ort" || continue
         home=$G/lane/releases/$ort
@@ -418,7 +418,7 @@ cmd_run() {
 
 cmd_releases() {
     local ort backend suite paths
-    for ort in $("$PYTHON" "$HARNESS/conformance/dml_releases.py" "$(IFS=,; echo "${*:-all}")"); do
+    for ort in $("$PYTHON" "$HARNESS/conformance/backends/dml_releases.py" "$(IFS=,; echo "${*:-all}")"); do
         if [ "$ort" != "$(newest_release)" ] && [ ! -f "$G/lane/releases/$ort/release.json" ]; then
             say "release $ort was not set up (receive its files, then setup): skipped"; continue
         fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write sweeps/float16_every_parameter_set/: every float16 input for every float16 parameter set.
 
-The parameter sets are taken from the default cases (conformance.caseload.load_paths(), i.e.
+The parameter sets are taken from the default cases (conformance.caseset.caseload.load_paths(), i.e.
 cases/*.yaml): every distinct set of operator fields that some float16 case uses, whatever its
 inputs, shape or in-place flag. Each becomes one exhaustive_float16 case (all 65,536 bit patterns).
 A case file names one operator, so the sweep is one file per operator in one folder; run the
@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from conformance import caseload, specs  # noqa: E402
+from conformance import specs  # noqa: E402
+from conformance.caseset import caseload
 
 OUT = ROOT / "sweeps" / "float16_every_parameter_set"
 SHAPES = ((65536,), (256, 256))  # rank 1, else rank 2, else (1, ..., 256, 256) at the operator's lowest float16 rank

@@ -33,9 +33,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out")
     args = parser.parse_args(argv)
 
-    from conformance import backends, fast, inputs, runner
-    from conformance.caseload import load_paths
-    from conformance.cli import parse_options
+    from conformance import backends
+    from conformance.caseset import inputs
+    from conformance.caseset.caseload import load_paths
+    from conformance.cli.command import parse_options
+    from conformance.judge import fast
+    from conformance.run import runner
 
     case = load_paths([args.cases], 0)[0]
     jobs = args.jobs or fast.usable_cpus()

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from conformance import backends, dml_releases  # noqa: E402
-from conformance.caseload import CaseFileError, load_paths  # noqa: E402
-from conformance.selection import select  # noqa: E402
+from conformance import backends  # noqa: E402
+from conformance.backends import dml_releases
+from conformance.caseset.caseload import CaseFileError, load_paths  # noqa: E402
+from conformance.caseset.selection import select  # noqa: E402
 
 BATCH = 64
 

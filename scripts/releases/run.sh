@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The version sweep: the default cases (cases/) and the float16 sweeps
 # (sweeps/float16_every_parameter_set) through dml-direct and dml-wine, for every release of
-# conformance/dml_releases.tsv, one run after another; then the matrices across releases.
+# conformance/backends/dml_releases.tsv, one run after another; then the matrices across releases.
 #
 #   bash scripts/releases/run.sh [OUT_DIR] [RELEASE ...]     (default results/releases, every release)
 #
@@ -20,9 +20,9 @@ shift || true
 CONFORMANCE=${CONFORMANCE:-conformance}
 PYTHON=${PYTHON:-python3}
 if [ $# -gt 0 ]; then
-    releases=$("$PYTHON" "$ROOT/conformance/dml_releases.py" "$(IFS=,; echo "$*")")
+    releases=$("$PYTHON" "$ROOT/conformance/backends/dml_releases.py" "$(IFS=,; echo "$*")")
 else
-    releases=$("$PYTHON" "$ROOT/conformance/dml_releases.py" all)
+    releases=$("$PYTHON" "$ROOT/conformance/backends/dml_releases.py" all)
 fi
 mkdir -p "$OUT"
 for release in $releases; do

@@ -1,7 +1,7 @@
 """Which onnxruntime-directml win_amd64 wheels the package index serves, and the DirectML.dll in each:
 its file version, its sha256, and the sha256 of its image without the Authenticode signature (two
 files of one version that differ only there hold the same code). What docs/releases/README.md's
-table comes from, and how conformance/dml_releases.tsv was chosen (one release per DirectML.dll).
+table comes from, and how conformance/backends/dml_releases.tsv was chosen (one release per DirectML.dll).
 
     python scripts/releases/survey.py [--dir DIR] [--python-version 3.12] [--markdown]
 
@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from conformance import dml_releases  # noqa: E402
+from conformance.backends import dml_releases  # noqa: E402
 from conformance.worker.devinfo import version_of  # noqa: E402
 
 PACKAGE = "onnxruntime-directml"

@@ -41,13 +41,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import statuses, windows_harness
+from conformance import statuses
 from conformance.backends import wine_lane
-from conformance.caseload import CaseFileError, load_paths
-from conformance.cli import build_parser
+from conformance.caseset.caseload import CaseFileError, load_paths
+from conformance.caseset.selection import select
+from conformance.cli import windows_harness
+from conformance.cli.command import build_parser
 from conformance.errors import BadInput
-from conformance.results import ResultsWriter, read_results
-from conformance.selection import select
+from conformance.run.results import ResultsWriter, read_results
 
 EXIT_BAD_USAGE, EXIT_NO_HARNESS, EXIT_INTERRUPTED = 2, 3, 130
 FINISHED = (0, 1)  # a piece's exit codes for "ran every case" (conformant or not)

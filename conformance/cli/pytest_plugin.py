@@ -101,8 +101,8 @@ def pytest_collect_file(file_path, parent):
 
 class CaseFile(pytest.File):
     def collect(self):
-        from conformance import runner
-        from conformance.caseload import DEFAULT_MAX_ELEMENTS, load_file
+        from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, load_file
+        from conformance.run import runner
         state = self.config.stash[STATE]
         option = self.config.option
         cases = load_file(self.path, option.conformance_seed,
@@ -128,7 +128,7 @@ class CaseFile(pytest.File):
             yield item
 
     def repr_failure(self, excinfo):
-        from conformance.caseload import CaseFileError
+        from conformance.caseset.caseload import CaseFileError
         if isinstance(excinfo.value, CaseFileError):
             return "\n".join(excinfo.value.problems)
         return super().repr_failure(excinfo)
@@ -209,9 +209,9 @@ class State:
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
         option = config.option
         self.model = getattr(option, "conformance_tolerance_model", DEFAULT_MODEL)
-        from conformance.cli import parse_options, parse_tolerances
+        from conformance.cli.command import parse_options, parse_tolerances
+        from conformance.cli.outputs import check_writable
         from conformance.errors import BadInput
-        from conformance.outputs import check_writable
         try:
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
             self.options = parse_options(getattr(option, "conformance_provider_option", []))
@@ -269,7 +269,8 @@ class State:
     # -- work --
 
     def run(self, case) -> dict:
-        from conformance import backends, runner
+        from conformance import backends
+        from conformance.run import runner
         if self.failure is not None:
             raise self.failure
         if self.backend is None:
@@ -302,8 +303,8 @@ class State:
                   option.conformance_junit]
         if not any(wanted) or not self.records:
             return
-        from conformance.outputs import write_reports
-        from conformance.results import ResultsWriter
+        from conformance.cli.outputs import write_reports
+        from conformance.run.results import ResultsWriter
         header = dict(self.header or {"type": "header", "backend": option.conformance_backend})
         footer = {"type": "footer", "seconds": round(time.perf_counter() - self.started, 3),
                   "cases": len(self.records), "sessions_created": sum(self.sessions.values()),

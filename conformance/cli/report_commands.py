@@ -8,9 +8,9 @@
 import sys
 from pathlib import Path
 
+from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput
-from conformance.outputs import check_writable, write, write_reports
-from conformance.results import partial, read_results
+from conformance.run.results import partial, read_results
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -37,12 +37,12 @@ TARGET_BASELINE_RATIO = 10
 TARGET_SWEEP_SECONDS = 600
 TARGET_SWEEP_RSS_MIB = 1024
 LARGE = 1 << 24
-WORKLOADS = Path(__file__).resolve().parent.parent / "sweeps" / "bench"
+WORKLOADS = Path(__file__).resolve().parents[2] / "sweeps" / "bench"
 
 
 def workloads(paths=None) -> list:
     """[(operator, data type, fields)]: each case of sweeps/bench/ once, the primary one first."""
-    from conformance.caseload import load_paths
+    from conformance.caseset.caseload import load_paths
     found = []
     for case in load_paths(paths or [WORKLOADS]):
         entry = (case.op, case.dtype, case.params)
@@ -67,7 +67,7 @@ def _best(function, repeats=3):
 
 def _case(op, dtype, shape, params, tolerance=None):
     from conformance import specs
-    from conformance.case import Case
+    from conformance.caseset.case import Case
     spec = specs.get(op)
     return Case(id=f"bench/{op}/{dtype}", op=op, dtype=dtype, shape=tuple(shape),
                 params={**spec.defaults(), **params}, generator={"kind": "uniform"}, required_level="1_0",
@@ -77,10 +77,10 @@ def _case(op, dtype, shape, params, tolerance=None):
 def _ort_session(case):
     import onnxruntime
     from conformance import specs
-    from conformance.onnx_models import single_node_model
+    from conformance.backends.onnx_models import single_node_model
     model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
     # The provider's own best: default session options (spinning threads), on the usable cores.
-    from conformance.fast import usable_cpus
+    from conformance.judge.fast import usable_cpus
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = usable_cpus()
     return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
@@ -90,9 +90,11 @@ def verification(op, dtype, params, elements, jobs, repeats, plain=True, tiny=Fa
     """-> dict of throughputs (elements per second) for one operator and data type. tiny: the
     inputs are float32's tiniest negatives (bit patterns 0x80000001 to 0x807fffff), whose results
     the CPU provider flushes to zero: every element is off the exactly rounded value."""
-    from conformance import fast, fast_kernels, inputs, runner
-    from conformance.compare import compare
-    from conformance.expected import interval_judge
+    from conformance.caseset import inputs
+    from conformance.judge import fast, fast_kernels
+    from conformance.judge.compare import compare
+    from conformance.judge.expected import interval_judge
+    from conformance.run import runner
     case = _case(op, dtype, (elements,), params)
     rng = np.random.default_rng(0)
     x = rng.uniform(*inputs.UNIFORM_RANGE, size=elements).astype(dtype)
@@ -135,9 +137,10 @@ def verification(op, dtype, params, elements, jobs, repeats, plain=True, tiny=Fa
 
 def small_cases(jobs, repeats):
     """The default cases on the cpu backend: this harness vs one session per case."""
-    from conformance import backends, runner
-    from conformance.caseload import load_paths
-    from conformance.results import ResultsWriter
+    from conformance import backends
+    from conformance.caseset.caseload import load_paths
+    from conformance.run import runner
+    from conformance.run.results import ResultsWriter
     load_seconds, cases = _best(load_paths, 1)
 
     def harness():
@@ -171,10 +174,10 @@ def onnx_backend_style(cases):
     import onnx
     import onnxruntime.backend as ort_backend
 
-    from conformance import runner
     from conformance.backends.base import OK, Outcome
+    from conformance.backends.onnx_models import as_directml, feeds, single_node_model
     from conformance.backends.ort import case_node, classify_error
-    from conformance.onnx_models import as_directml, feeds, single_node_model
+    from conformance.run import runner
 
     # As onnx's backend tests run with ALLOW_RELEASED_ONNX_OPSET_ONLY=0: Gelu's opset is newer than
     # the table of released opsets this onnxruntime.backend was built with.
@@ -211,7 +214,7 @@ def onnx_backend_style(cases):
 # `conformance` in a child process that reports its own peak RSS (Linux VmHWM: the child's
 # own address space, unlike wait4's ru_maxrss, which starts from the parent's at fork).
 _CHILD = """import sys
-from conformance.cli import main
+from conformance.cli.command import main
 code = main(sys.argv[1:])
 try:
     with open("/proc/self/status") as status:
@@ -273,7 +276,7 @@ def machine() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    from conformance.fast import usable_cpus
+    from conformance.judge.fast import usable_cpus
     memory = ""
     try:
         memory = f", {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
@@ -290,7 +293,7 @@ def _m(rate):
 def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
     from tabulate import tabulate
 
-    from conformance.fast import usable_cpus
+    from conformance.judge.fast import usable_cpus
     jobs = jobs or usable_cpus()
     figures = _measure(quick, jobs, repeats, out)
     out("")

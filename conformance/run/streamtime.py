@@ -1,4 +1,4 @@
-"""A streamed case's pipeline and where its time goes (conformance.runner._run_streamed).
+"""A streamed case's pipeline and where its time goes (conformance.run.runner._run_streamed).
 
 Chunk k is verified (fast.Verifier, over its threads) while the backend runs chunk k + 1: one
 background thread waits on each chunk's verification in turn, which times it; the runner waits for

@@ -4,10 +4,10 @@ These loops only summarise; they never judge an out-of-tolerance element on
 their own. `float_stats` splits a chunk into *good* elements (within tolerance,
 NaN where the oracle has NaN and only there) and *bad* ones. For the good ones
 it returns what compare.compare would count (max distance, max fractional
-error, histogram); the bad ones it marks in `scratch` (BAD), and
-conformance/fast.py hands just those to compare.compare, which does the full
+error, histogram); the bad ones it marks in `scratch`, and
+conformance/judge/fast.py hands just those to compare.compare, which does the full
 analysis (flushing, NaN, worst elements). Every quantity is computed exactly as
-conformance/ulp.py and compare.py compute it:
+conformance/judge/ulp.py and compare.py compute it:
 
 - ULP distance on the ordered mapping of the bit patterns (-0 == +0), zero
   where either side is NaN;
@@ -29,27 +29,24 @@ import threading
 import numpy as np
 
 AVAILABLE = importlib.util.find_spec("numba") is not None
-HISTOGRAM_BINS = 64
 
 # (bits type, magnitude mask, +inf bits, mantissa digits, smallest normal exponent)
 FLOAT_LAYOUT = {np.dtype("float32"): (np.uint32, 0x7FFFFFFF, 0x7F800000, 24, -126),
                 np.dtype("float16"): (np.uint16, 0x7FFF, 0x7C00, 11, -14)}
 
-
-BAD = 255  # scratch mark of an element for compare.compare
 _module = None
 _lock = threading.Lock()
 
 
 def load():
-    """The compiled loops: conformance.fast_kernels_jit (imports numba; its on-disk cache makes
+    """The compiled loops: conformance.judge.fast_kernels_jit (imports numba; its on-disk cache makes
     this ~0.5 s after the first time, a few seconds the first time)."""
     global _module
     if _module is None:
         with _lock:
             if _module is None:
                 _prefer_wide_vectors()
-                from conformance import fast_kernels_jit
+                from conformance.judge import fast_kernels_jit
                 _module = fast_kernels_jit
     return _module
 

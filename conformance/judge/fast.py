@@ -33,11 +33,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import oracle
-from conformance import fast_analysis, fast_kernels, specs
-from conformance.compare import (WORST_SHOWN, Comparison, bin_index, compare, empty_interval_summary,
-                                 histogram_bins)
-from conformance.expected import expected_and_reference, interval_judge, zero_results
-from conformance.ulp import fractional_ulp_error, ulp_distance
+from conformance import specs
+from conformance.judge import fast_analysis, fast_kernels
+from conformance.judge.compare import (HISTOGRAM_BINS, WORST_SHOWN, Comparison, bin_index, compare,
+                                       empty_interval_summary, histogram_bins)
+from conformance.judge.expected import expected_and_reference, interval_judge, zero_results
+from conformance.judge.ulp import fractional_ulp_error, ulp_distance
 
 CHUNK = 1 << 16  # elements per oracle call: its float64 buffers (512 KiB) stay in the core's L2
 SMALL = 1 << 14  # tensors up to this size take the small path (no chunks, no threads)
@@ -88,7 +89,7 @@ class Tally:
         self.elements = self.mismatches = self.nan_mismatches = self.flushed = 0
         self.max_ulp = 0
         self.max_fractional = None
-        self.histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+        self.histogram = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
         self.histogram_nan = self.histogram_flushed = 0
         self.candidates = []  # (key, flat position, element dict) of the worst so far
         self.problem = None
@@ -180,7 +181,7 @@ def _numpy_split(expected, actual, reference, tolerance):
     error = error[np.isfinite(error)]
     fraction = np.float64(error.max() if error.size else 0.0).view(np.int64)
     lengths = bin_index(distance)
-    histogram = np.bincount(lengths, minlength=fast_kernels.HISTOGRAM_BINS)[:fast_kernels.HISTOGRAM_BINS]
+    histogram = np.bincount(lengths, minlength=HISTOGRAM_BINS)[:HISTOGRAM_BINS]
     return (int(distance.size), int(distance.max()) if distance.size else 0, int(fraction),
             histogram.astype(np.int64), np.flatnonzero(bad))
 
@@ -403,7 +404,7 @@ class Verifier:
                 max_distance = np.maximum.reduceat(distance, starts)
             lengths = bin_index(distance)
             owner = np.repeat(np.arange(len(members)), sizes)
-            bins = fast_kernels.HISTOGRAM_BINS
+            bins = HISTOGRAM_BINS
             histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
             for k, number in enumerate(members):
                 case, case_x, case_actual = items[number]
@@ -532,7 +533,7 @@ class _Span:
         self.dtype, self.kernel = dtype, kernel
         self.scratch = np.empty(chunk, dtype=np.uint8)
         self.positions = np.empty(chunk, dtype=np.int64)
-        self.histogram = np.zeros(fast_kernels.HISTOGRAM_BINS, dtype=np.int64)
+        self.histogram = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
         self.results = []
         self.totals = [0, 0, 0]  # good elements, their max distance and max fractional error (bits)
         self.bad = []  # (positions in x, x, expected, actual, reference) of the bad elements

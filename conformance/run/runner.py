@@ -9,13 +9,14 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from conformance import featurelevels, inputs as generators, statuses
+from conformance import featurelevels, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import BATCH, Outcome
-from conformance.caseload import checkout_path, source_file
-from conformance.compare import compare, describe
-from conformance.expected import expected_for, interval_judge
+from conformance.caseset import inputs as generators
+from conformance.caseset.caseload import checkout_path, source_file
+from conformance.judge.compare import compare, describe
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
+from conformance.judge.expected import expected_for, interval_judge
 
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
 
@@ -113,9 +114,9 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
 def run(cases, backend, feature_level: str, writer, progress=None, save_failures=None, jobs: int = 1,
         accelerate: bool = True, model: str = DEFAULT_MODEL) -> RunSummary:
     """jobs: threads that verify (large tensors are shared out in chunks); accelerate: use
-    conformance/fast.py (False: the plain oracle + compare path; the records are the same);
+    conformance/judge/fast.py (False: the plain oracle + compare path; the records are the same);
     model: the tolerance model that decides each status (judge/d3d.py MODELS)."""
-    from conformance import fast
+    from conformance.judge import fast
     summary = RunSummary()
     started = time.perf_counter()
     verifier = fast.Verifier(jobs, accelerate=accelerate)
@@ -152,7 +153,7 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
 def run_case(case, backend, feature_level: str, save_failures=None, model: str = DEFAULT_MODEL) -> dict:
     """One case alone, as run() runs each (the pytest plugin's item): its record."""
     if generators.streamed(case.generator):
-        from conformance import fast
+        from conformance.judge import fast
         with fast.Verifier() as verifier:
             return _streamed_record(case, backend, feature_level, verifier, save_failures, model)
     x = case.make_input()
@@ -172,7 +173,7 @@ def _record(case, x, outcome, feature_level, backend_name, seconds, save_failure
                                         f"{type(error).__name__}: {error}"),
                        feature_level, backend_name, seconds, model=model)
     if save_failures and record["status"] in statuses.FAILING:
-        from conformance.repro import save_case
+        from conformance.run.repro import save_case
         record["repro"] = save_case(save_failures, case, x, outcome)
     return record
 
@@ -229,8 +230,8 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
     while the last is verified. The record adds up every chunk: mismatches, max ULP, histogram,
     worst elements (flat index). A backend with run_chunk(case, x, patterns) is told each chunk's
     bit patterns (a worker may make them itself). Where the time went goes to stderr."""
-    from conformance.fast import Tally
-    from conformance.streamtime import Pipeline
+    from conformance.judge.fast import Tally
+    from conformance.run.streamtime import Pipeline
     tally = Tally(case.shape, case.dtype)
     chunk = getattr(backend, "stream_chunk", STREAM_CHUNK)
     run_chunk = getattr(backend, "run_chunk", None)
@@ -263,7 +264,7 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
                    model=model)
     if save_failures and record["status"] in statuses.FAILING and record["worst"]:
         # The chunk holding the worst element, with what the device made of it.
-        from conformance.repro import save_case
+        from conformance.run.repro import save_case
         flat = int(np.ravel_multi_index(record["worst"][0]["index"], case.shape))
         start = flat - flat % chunk
         _, x = next(generators.chunks(case.generator, case.dtype, case.shape, chunk, start=start))

@@ -12,11 +12,11 @@ import time
 import traceback
 
 from conformance import __version__, backends, featurelevels, specs
-from conformance.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
+from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
+from conformance.caseset.selection import select
+from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput
-from conformance.outputs import check_writable, write, write_reports
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
-from conformance.selection import select
 
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_HARNESS_BUG = 4
@@ -26,7 +26,7 @@ RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 def main(argv=None) -> int:
-    from conformance.progress import tolerant_console
+    from conformance.run.progress import tolerant_console
     tolerant_console()
     try:
         parser = build_parser()
@@ -68,7 +68,7 @@ def _harness_bug() -> int:
 
 def _stdout_closed() -> bool:
     """Whether the reader of standard output is gone (a pipe with no reader polls as an error)."""
-    import select as io  # the module; `select` here is conformance.selection's
+    import select as io  # the module; `select` here is conformance.caseset.selection's
     try:
         poller = io.poll()
         poller.register(sys.stdout.fileno(), io.POLLOUT)
@@ -81,6 +81,9 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="conformance", description="Certify DirectML operators "
                                      "against their specification.")
     parser.add_argument("--version", action="version", version=f"dml-conformance {__version__}")
+    # A handler that runs another command (lane smoke: run --smoke) calls args.main, so that the
+    # modules adding subcommands need not import this one.
+    parser.set_defaults(main=main)
     sub = parser.add_subparsers(dest="command")
 
     def case_options(p):
@@ -136,7 +139,7 @@ def build_parser():
     backends_p = sub.add_parser("backends", help="list backends and which are available here")
     backends_p.set_defaults(handler=cmd_backends)
 
-    from conformance import cli_bench, cli_lanes, cli_reports
+    from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
     for module in (cli_reports, cli_bench, cli_lanes):  # report/diff/compare, bench, lane
         module.register(sub)
     return parser
@@ -185,9 +188,9 @@ def parse_options(pairs) -> dict:
 
 
 def cmd_run(args) -> int:
-    from conformance import runner
-    from conformance.progress import progress_bar
-    from conformance.results import ResultsWriter
+    from conformance.run import runner
+    from conformance.run.progress import progress_bar
+    from conformance.run.results import ResultsWriter
     from reports import summary
 
     auto_level = str(args.feature_level).lower() == "auto"
@@ -229,7 +232,7 @@ def cmd_run(args) -> int:
     print(f"results: {results_path}")
     write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     if args.json:
-        from conformance.verdicts import operator_rows
+        from conformance.judge.verdicts import operator_rows
         summary_header = {key: value for key, value in header.items() if key != "case_files"}
         write(args.json, json.dumps({"header": summary_header, "operators": operator_rows(result.records),
                                      "footer": footer}, indent=2))
@@ -253,7 +256,7 @@ def _queried_level(backend) -> str:
 def _jobs(value: int) -> int:
     if value < 0:
         raise BadInput(f"--jobs {value}: expected 0 (every usable core) or a positive number")
-    from conformance.fast import usable_cpus
+    from conformance.judge.fast import usable_cpus
     return value or usable_cpus()
 
 

@@ -2,8 +2,6 @@
 of arrays in the page's order (A, B; Condition, A, B), each broadcast to the output's shape."""
 import numpy as np
 
-from conformance.ulp import is_subnormal
-
 
 def several(x) -> bool:
     return isinstance(x, tuple)
@@ -20,6 +18,13 @@ def flat(x, shape=None):
 def take(x, index):
     """The elements at index of flat x."""
     return tuple(v[index] for v in x) if several(x) else x[index]
+
+
+def is_subnormal(values) -> np.ndarray:
+    """Where float values are subnormal (nonzero and below the smallest normal)."""
+    values = np.asarray(values)
+    tiny = np.finfo(values.dtype).smallest_normal
+    return (values != 0) & (np.abs(values) < tiny)
 
 
 def subnormal(x) -> np.ndarray:
@@ -53,4 +58,4 @@ def size(x) -> int:
     if several(x):
         return int(np.prod(np.broadcast_shapes(*(np.shape(v) for v in x)), dtype=np.int64))
     return int(np.asarray(x).size)
-__all__ = ["several", "flat", "take", "subnormal", "flushed", "element", "size"]
+__all__ = ["several", "flat", "take", "is_subnormal", "subnormal", "flushed", "element", "size"]

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from conformance import inputs
+from conformance.caseset import inputs
 
 
 @dataclass

@@ -50,7 +50,7 @@ def cmd_status(args) -> int:
     for key in ("wine", "mesa_vulkan_drivers", "vulkan_device", "windows_python", "onnxruntime", "numpy",
                 "directml_dll", "adapter", "dml_max_feature_level", "pins"):
         print(f"  {key}: {marker.get(key)}")
-    from conformance import dml_releases
+    from conformance.backends import dml_releases
     print("releases (bash scripts/setup-dml-wine.sh --releases all; --provider-option dml_release=V):")
     for release in dml_releases.releases():
         ready, record = dml_releases.provisioned(found.home, release)
@@ -68,7 +68,6 @@ def cmd_status(args) -> int:
 
 
 def cmd_smoke(args) -> int:
-    from conformance import cli
     argv = ["run", "--backend", args.backend, "--smoke", "--results", args.results]
     if args.markdown:
         argv += ["--markdown", args.markdown]
@@ -77,12 +76,12 @@ def cmd_smoke(args) -> int:
     if args.quiet:
         argv.append("--quiet")
     print(f"smoke suite: conformance {' '.join(argv[:4])} (each case file's `smoke` cases) ...", file=sys.stderr)
-    return cli.main(argv)
+    return args.main(argv)
 
 
 def cmd_windows(args) -> int:
-    from conformance import windows_harness
     from conformance.backends import wine_lane
+    from conformance.cli import windows_harness
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if args.python_dir:
         lane, reason = wine_lane.find_lane()

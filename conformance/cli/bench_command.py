@@ -1,4 +1,4 @@
-"""`conformance bench`: the harness's speed, measured side by side (see conformance/bench.py)."""
+"""`conformance bench`: the harness's speed, measured side by side (see conformance/cli/bench.py)."""
 
 
 def register(subparsers):
@@ -17,6 +17,6 @@ def register(subparsers):
 
 
 def _cmd_bench(args) -> int:
-    from conformance import bench
+    from conformance.cli import bench
     bench.run(quick=args.quick, jobs=args.jobs, repeats=max(1, args.repeats), json_path=args.json)
     return 0

@@ -4,8 +4,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from conformance import operands
-from conformance.ulp import fractional_ulp_error, is_subnormal, ulp_distance
+from conformance.caseset import operands
+from conformance.judge.ulp import fractional_ulp_error, ulp_distance
 
 WORST_SHOWN = 10
 
@@ -92,7 +92,8 @@ def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, re
                       int(flushed.sum()), expected.shape, fractional, ulp_histogram(distance, nan_mismatch, flushed))
 
 
-_POWERS_OF_TWO = np.array([1 << k for k in range(63)], dtype=np.int64)
+HISTOGRAM_BINS = 64  # the bit lengths 0..63 of an int64 distance
+_POWERS_OF_TWO = np.array([1 << k for k in range(HISTOGRAM_BINS - 1)], dtype=np.int64)
 
 
 def bin_index(distance) -> np.ndarray:
@@ -177,7 +178,7 @@ def with_bounds(worst: list, judge, x, expected):
 
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
     """Direct3D may flush subnormals to sign-preserved zero, on input and on output."""
-    output_flush = (is_subnormal(expected) & (actual == 0) if expected.dtype.kind == "f"
+    output_flush = (operands.is_subnormal(expected) & (actual == 0) if expected.dtype.kind == "f"
                     else np.zeros(expected.shape, dtype=bool))
     input_flush = np.zeros(expected.shape, dtype=bool)
     if zero_results is not None:
@@ -191,7 +192,7 @@ def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
                 same_nan = np.isnan(candidate) & np.isnan(actual)
                 close = ulp_distance(candidate, actual) <= tolerance
                 if expected.dtype.kind == "f":
-                    close |= is_subnormal(candidate) & (actual == 0)
+                    close |= operands.is_subnormal(candidate) & (actual == 0)
                 input_flush |= subnormal_in & (same_nan | (close & ~np.isnan(candidate) & ~np.isnan(actual)))
     return output_flush | input_flush
 

@@ -7,8 +7,8 @@ import numpy as np
 
 import oracle
 from conformance import specs
-from conformance.onnx_models import node_for, single_node_model
-from conformance.results import write_report
+from conformance.backends.onnx_models import node_for, single_node_model
+from conformance.run.results import write_report
 from conformance.specs.base import NotReachable
 
 

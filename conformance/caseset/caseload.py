@@ -12,19 +12,20 @@ import jsonschema
 import numpy as np
 import yaml
 
-from conformance import inputs, specs
-from conformance.specs import fused
-from conformance.case import Case
+from conformance import specs
+from conformance.caseset import inputs
+from conformance.caseset.case import Case
+from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
+from conformance.caseset.selection import compile_expression
 from conformance.errors import BadInput
-from conformance.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
-from conformance.selection import compile_expression
+from conformance.specs import fused
 
 MAX_FILE_BYTES = 1 << 20
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # A wheel installs the shipped case files as conformance/cases; a checkout has them beside the package.
-_INSTALLED_CASES = Path(__file__).resolve().parent / "cases"
+_INSTALLED_CASES = Path(__file__).resolve().parents[1] / "cases"
 SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else REPO_ROOT / "cases"
 
 
@@ -500,7 +501,7 @@ def _several_plan(spec, entry, dtype, params) -> dict:
 
 
 def _case_inputs(spec, plan, dtype, params, shape, broadcast) -> tuple:
-    from conformance.case import CaseInput
+    from conformance.caseset.case import CaseInput
     result = []
     for given in spec.inputs:
         dims = next((tuple(sorted(set(d))) for name, d in broadcast.items() if spec.input(name) is given), ())

@@ -11,9 +11,9 @@ described in Python. The result is compare.compare's Comparison, field for field
 """
 import numpy as np
 
-from conformance.compare import WORST_SHOWN, Comparison, _jsonable, empty_interval_summary, histogram_bins
+from conformance.judge.compare import WORST_SHOWN, Comparison, _jsonable, empty_interval_summary, histogram_bins
 from conformance.judge.d3d import RULES
-from conformance.ulp import ulp_distance
+from conformance.judge.ulp import ulp_distance
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -26,7 +26,7 @@ def applies(judge, expected, zero_results) -> bool:
 
 def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results, reference, judge) -> Comparison:
     """compare.compare(x, expected, actual, ...) of flat float32 arrays (reference: float64)."""
-    from conformance import fast_intervals_jit
+    from conformance.judge import fast_intervals_jit
     n = expected.size
     histogram = np.zeros(64, dtype=np.int64)
     worst_keys, worst = np.empty(WORST_SHOWN, np.int64), np.empty(WORST_SHOWN, np.int64)

@@ -51,7 +51,7 @@ def _try_create_in(folder: Path) -> str | None:
 
 def write(path, text: str):
     """text to path (results.write_report), said on standard error."""
-    from conformance.results import write_report
+    from conformance.run.results import write_report
     write_report(path, text)
     print(f"wrote {path}", file=sys.stderr)
 

@@ -1,4 +1,4 @@
-"""The numba loops of conformance/fast_kernels.py (imported on first use: it imports numba).
+"""The numba loops of conformance/judge/fast_kernels.py (imported on first use: it imports numba).
 
 One element's verdict is `_element`; `float_stats` runs it over expected bits
 given by the caller, `float16_table_stats` reads them from a float16 table, and
@@ -18,9 +18,10 @@ distance) and `positions` (where the bad ones are, the first `bad` entries).
 import numba
 import numpy as np
 
-from conformance.fast_kernels import BAD, HISTOGRAM_BINS
+from conformance.judge.compare import HISTOGRAM_BINS
 
 JIT = dict(nogil=True, cache=True, error_model="numpy")
+BAD = 255  # scratch mark of an element for compare.compare
 
 
 @numba.njit(inline="always")
@@ -275,7 +276,7 @@ def float16_table_stats(codes, actual_bits, reference_table, expected_table, dec
 
 # -- the full analysis of the elements off the exactly rounded value (float32), compiled ----------
 # What compare.compare says of a chunk's bad elements (flushing, NaN, histogram, worst), without a
-# numpy pass per figure; conformance/fast_analysis.py turns the figures into a Comparison.
+# numpy pass per figure; conformance/judge/fast_analysis.py turns the figures into a Comparison.
 
 @numba.njit(inline="always")
 def _ordered32(bits):

@@ -55,9 +55,3 @@ def fractional_ulp_error(reference: np.ndarray, actual: np.ndarray, dtype) -> np
         error = np.ldexp(test - reference, (_MANTISSA_DIGITS[dtype] - 1 - ilogb).astype(np.int64))
     same = (test == reference) | (np.isnan(test) & np.isnan(reference))
     return np.where(same, 0.0, error)
-
-
-def is_subnormal(values: np.ndarray) -> np.ndarray:
-    values = np.asarray(values)
-    tiny = np.finfo(values.dtype).smallest_normal
-    return (values != 0) & (np.abs(values) < tiny)

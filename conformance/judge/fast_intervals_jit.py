@@ -14,8 +14,8 @@ tests/test_speed_equivalence.py holds the bounds equal to intervals.interval's.
 import numba
 import numpy as np
 
-from conformance.fast_kernels_jit import bits_float, float_bits
 from conformance.judge import intervals
+from conformance.judge.fast_kernels_jit import bits_float, float_bits
 from conformance.judge.intervals import FLOAT32, Values
 
 JIT = dict(nogil=True, cache=True, error_model="numpy")

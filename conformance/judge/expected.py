@@ -31,7 +31,7 @@ def zero_results(case):
 def flushed_results(op, dtype, params_json, flat_x) -> list:
     """The oracle on flat several inputs with subnormals flushed to sign-preserved zero: in every
     input, and in each other non-empty set of them (a device flushes on each input's load)."""
-    from conformance import operands
+    from conformance.caseset import operands
     params = json.loads(params_json)
     numbered = range(len(flat_x))
     return [oracle.evaluate(op, operands.flushed(flat_x, set(which)), dtype, **params)

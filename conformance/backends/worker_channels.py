@@ -1,0 +1,174 @@
+"""The harness's side of a worker: a channel sends a request and returns the reply, or raises
+WorkerDied. SocketChannel: a worker process (started by a launcher) over a loopback socket, with
+its hello, its time limits and its memory; InProcessChannel: the worker's engine in this process."""
+import os
+import select
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+from conformance.backends.base import CRASH, TIMEOUT, BackendUnavailable
+from conformance.backends.procmem import resident
+from conformance.backends.wine_lane import Launcher
+from conformance.worker import protocol
+
+
+class WorkerDied(Exception):
+    """The worker is gone, hung or talking nonsense; status is crash or timeout."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+
+class SocketChannel:
+    """One worker process and its connection."""
+
+    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int, args=()):
+        self.token = uuid.uuid4().hex
+        self.log_path = logdir / f"worker-{generation}.log"
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        self.sock = None
+        try:
+            self.process = launcher.start(listener.getsockname(), self.token, self.log_path, args)
+            deadline = time.monotonic() + startup_timeout
+            while self.sock is None:
+                ready, _, _ = select.select([listener], [], [], 0.5)
+                if ready:
+                    self.sock, _ = listener.accept()
+                elif not self.process.alive():
+                    raise BackendUnavailable(f"the worker exited before it connected: {self.process.tail()}")
+                elif time.monotonic() > deadline:
+                    self.process.kill()
+                    raise BackendUnavailable(f"the worker did not connect in {startup_timeout:.0f} s: "
+                                             f"{self.process.tail()}")
+        finally:
+            listener.close()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self.hello, _ = self._receive(time.monotonic() + startup_timeout)
+        except WorkerDied as error:
+            self.kill()
+            raise BackendUnavailable(f"the worker did not say hello: {error}") from None
+        if self.hello.get("token") != self.token:
+            self.kill()
+            raise BackendUnavailable(f"a stranger connected instead of the worker: {str(self.hello)[:200]}")
+        if not self.hello.get("ok"):
+            self.kill()
+            raise BackendUnavailable(f"the worker could not start ONNX Runtime: {self.hello.get('error')}; "
+                                     f"{self.process.tail()}")
+
+    def request(self, header, buffers, timeout):
+        if self.before_send is not None:
+            self.before_send(self, header)
+        try:
+            protocol.send(self.sock, header, buffers)
+        except OSError as error:
+            raise WorkerDied(CRASH, f"could not send to the worker ({error})") from None
+        if self.after_send is not None:
+            self.after_send(self, header)
+        return self._receive(time.monotonic() + timeout)
+
+    before_send = None  # test hooks: called with (channel, header) before a request is sent
+    after_send = None  # and once it is on its way
+
+    def _receive(self, deadline):
+        while True:
+            ready, _, _ = select.select([self.sock], [], [], 0.5)
+            if ready:
+                break
+            if not self.process.alive():
+                raise WorkerDied(CRASH, f"the worker process exited (code {self.process.popen.poll()})")
+            if time.monotonic() > deadline:
+                raise WorkerDied(TIMEOUT, "the worker did not answer in time")
+        self.sock.settimeout(max(10.0, deadline - time.monotonic()))
+        try:
+            return protocol.recv(self.sock)
+        except protocol.PeerClosed as error:
+            raise WorkerDied(CRASH, f"the worker closed the connection ({error})") from None
+        except protocol.ProtocolError as error:
+            raise WorkerDied(CRASH, f"the worker answered garbage ({error})") from None
+        except (socket.timeout, TimeoutError):
+            raise WorkerDied(TIMEOUT, "the worker stopped in the middle of an answer") from None
+        except OSError as error:
+            raise WorkerDied(CRASH, f"the connection broke ({error})") from None
+        finally:
+            if self.sock is not None:
+                self.sock.settimeout(None)
+
+    def alive(self) -> bool:
+        return self.process.alive()
+
+    def pids(self) -> list:
+        return self.process.pids()
+
+    def memory(self) -> int | None:
+        """Resident bytes of the worker's largest process (Wine's shared GPU memory included)."""
+        return max((resident(pid) or 0 for pid in self.pids()), default=0) or None
+
+    def tail(self) -> str:
+        return self.process.tail()
+
+    def kill(self):
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        self.process.kill()
+
+    def close(self, wait=15):
+        if self.sock is not None and self.alive():
+            try:
+                protocol.send(self.sock, {"op": "exit"})
+                self._receive(time.monotonic() + wait)
+            except (WorkerDied, OSError):
+                pass
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+        try:
+            self.process.popen.wait(wait)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class InProcessChannel:
+    """The worker's engine in this process: same requests, no process, no fault isolation."""
+
+    def __init__(self, test_hooks=False):
+        from conformance.worker.engine import Engine
+        self.engine = Engine(test_hooks=test_hooks)
+        self.hello = dict(self.engine.hello(), ok=True)
+
+    def request(self, header, buffers, timeout):
+        return self.engine.handle(header, [bytes(b) for b in buffers])
+
+    def alive(self):
+        return True
+
+    def pids(self):
+        return [os.getpid()]
+
+    def memory(self):
+        return None
+
+    def tail(self):
+        return ""
+
+    def kill(self):
+        pass
+
+    def close(self, wait=0):
+        self.engine.close()
+
+
+def socket_factory(launcher, settings):
+    def factory(logdir, generation, load_directml=True):
+        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
+                             () if load_directml else ("--no-directml-load",))
+    factory.close = launcher.close
+    return factory

@@ -1,0 +1,1 @@
+"""Case files: loading and checking them, selecting cases, and making their inputs."""
