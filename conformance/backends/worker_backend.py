@@ -148,6 +148,11 @@ class WorkerBackend(Backend):
     def worker_alive(self) -> bool:
         return self._channel is not None and self._channel.alive()
 
+    @property
+    def channel(self):
+        """The worker channel now in use (None before the first start): a profiler may time its requests."""
+        return self._channel
+
     def request(self, header: dict, buffers: list, timeout: float):
         """One raw request to the worker (started if need be) -> (reply, buffers): for scripts that
         probe the provider below the backend's own requests (scripts/dml_wine)."""

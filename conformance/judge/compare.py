@@ -156,9 +156,9 @@ def interval_summary(judge, x, expected, actual, reference=None) -> dict:
         distance = ulp_distance(flat_e[where[order]], flat_a[where[order]])
         summary["worst"] = [
             {"index": [int(i) for i in np.unravel_index(where[k], shape)] if shape else [],
-             "input": operands.element(flat_x, where[k], _jsonable), "expected": _jsonable(flat_e[where[k]]),
-             "actual": _jsonable(flat_a[where[k]]), "lo": _jsonable(verdicts.lo[k]),
-             "hi": _jsonable(verdicts.hi[k]), "ratio": _jsonable(verdicts.ratio[k]),
+             "input": operands.element(flat_x, where[k], jsonable), "expected": jsonable(flat_e[where[k]]),
+             "actual": jsonable(flat_a[where[k]]), "lo": jsonable(verdicts.lo[k]),
+             "hi": jsonable(verdicts.hi[k]), "ratio": jsonable(verdicts.ratio[k]),
              "rule": RULES[verdicts.semantic[k]] or "outside",
              "ulp": "nan" if np.isnan(flat_a[where[k]]) != np.isnan(flat_e[where[k]]) else int(d)}
             for k, d in zip(order, distance)]
@@ -173,7 +173,7 @@ def with_bounds(worst: list, judge, x, expected):
     flat = [int(np.ravel_multi_index(item["index"], shape)) if shape else 0 for item in worst]
     lo, hi, num, _ = judge.bounds(operands.take(operands.flat(x, shape), flat), expected.reshape(-1)[flat])
     for item, low, high, has in zip(worst, lo, hi, num):
-        item["lo"], item["hi"] = (_jsonable(low), _jsonable(high)) if has else (None, None)
+        item["lo"], item["hi"] = (jsonable(low), jsonable(high)) if has else (None, None)
 
 
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
@@ -215,12 +215,12 @@ def _summarise(x, expected, actual, distance, bad, nan_mismatch, flushed, shape,
 
 def _element(position, x, expected, actual, distance, nan_mismatch, shape):
     return {"index": [int(i) for i in np.unravel_index(position, shape)] if shape else [],
-            "input": operands.element(x, position, _jsonable), "expected": _jsonable(expected[position]),
-            "actual": _jsonable(actual[position]),
+            "input": operands.element(x, position, jsonable), "expected": jsonable(expected[position]),
+            "actual": jsonable(actual[position]),
             "ulp": "nan" if nan_mismatch[position] else int(distance[position])}
 
 
-def _jsonable(value):
+def jsonable(value):
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, float) and not np.isfinite(value):
         return repr(value)  # 'nan', 'inf', '-inf': JSON has no such numbers

@@ -11,7 +11,7 @@ described in Python. The result is compare.compare's Comparison, field for field
 """
 import numpy as np
 
-from conformance.judge.compare import WORST_SHOWN, Comparison, _jsonable, empty_interval_summary, histogram_bins
+from conformance.judge.compare import WORST_SHOWN, Comparison, jsonable, empty_interval_summary, histogram_bins
 from conformance.judge.d3d import RULES
 from conformance.judge.ulp import ulp_distance
 
@@ -61,7 +61,7 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
                         for k in failed_worst[:failed_kept]]
         for item, position in zip(result.worst, worst[:kept]):  # compare.with_bounds
             k = int(np.searchsorted(where, position))
-            item["lo"], item["hi"] = (_jsonable(lo[k]), _jsonable(hi[k])) if num[k] else (None, None)
+            item["lo"], item["hi"] = (jsonable(lo[k]), jsonable(hi[k])) if num[k] else (None, None)
     result.d3d = d3d
     return result
 
@@ -69,14 +69,14 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
 def _element(position, x, expected, actual, key):
     """compare._element's dict of a kept element (key: its ULP sort key)."""
     position = int(position)
-    return {"index": [position], "input": _jsonable(x[position]), "expected": _jsonable(expected[position]),
-            "actual": _jsonable(actual[position]), "ulp": "nan" if key == _INT64_MAX else int(key)}
+    return {"index": [position], "input": jsonable(x[position]), "expected": jsonable(expected[position]),
+            "actual": jsonable(actual[position]), "ulp": "nan" if key == _INT64_MAX else int(key)}
 
 
 def _interval_element(position, x, expected, actual, lo, hi, ratio, semantic):
     """compare.interval_summary's dict of a kept element outside the rules."""
     e, a = expected[position:position + 1], actual[position:position + 1]
     ulp = "nan" if np.isnan(a[0]) != np.isnan(e[0]) else int(ulp_distance(e, a)[0])
-    return {"index": [position], "input": _jsonable(x[position]), "expected": _jsonable(e[0]),
-            "actual": _jsonable(a[0]), "lo": _jsonable(lo), "hi": _jsonable(hi), "ratio": _jsonable(ratio),
+    return {"index": [position], "input": jsonable(x[position]), "expected": jsonable(e[0]),
+            "actual": jsonable(a[0]), "lo": jsonable(lo), "hi": jsonable(hi), "ratio": jsonable(ratio),
             "rule": RULES[semantic] or "outside", "ulp": ulp}

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     backend = backends.create(args.backend, parse_options(args.provider_option))
     worker_seconds = []
-    channel = getattr(backend, "_channel", None)
+    channel = getattr(backend, "channel", None)
     if channel is not None and hasattr(channel, "request"):  # the worker's own timing of each run
         request = channel.request
 
