@@ -21,6 +21,7 @@ Sections (each figure is measured in this run, next to what it is compared with)
 Timings are the best of a few repeats (the machine may be shared); nothing
 here asserts a time: the targets are printed next to the figures.
 """
+import contextlib
 import json
 import os
 import subprocess
@@ -166,6 +167,25 @@ def small_cases(jobs, repeats):
             "baseline_sessions": len(cases), "identical": same}
 
 
+@contextlib.contextmanager
+def _native_output_silenced():
+    """File descriptors 1 and 2 to /dev/null while native code runs: its warnings are no figure (the
+    errors that matter come back as Python exceptions)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [null]:
+            os.close(fd)
+
+
 def onnx_backend_style(cases):
     """One session per case, as onnx.backend.test's runner drives ONNX Runtime's backend: the case's
     own node (the harness's single-node model, every input given the case's shape, a ModelProto as
@@ -202,7 +222,8 @@ def onnx_backend_style(cases):
                     dims.ClearField("dim")
                     for size in np.shape(given[info.name]):
                         dims.dim.add().dim_value = size
-                prepared = ort_backend.prepare(model, "CPU")
+                with _native_output_silenced():  # onnx.checker's "Model contains experimental ops"
+                    prepared = ort_backend.prepare(model, "CPU")
                 outcome = Outcome(OK, output=as_directml(prepared.run([given[i.name] for i in model.graph.input])[0]))
                 del prepared
             except Exception as error:
