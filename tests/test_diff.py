@@ -61,7 +61,7 @@ def plant(source, target, case_id, **changes):
 @pytest.fixture(scope="module")
 def cpu_subset(tmp_path_factory):
     folder = tmp_path_factory.mktemp("diff")
-    done = conformance("run", "--backend", "cpu", "--quiet", "-k", "CELU and float32",
+    done = conformance("run", "--backend", "cpu", "--quiet", "-k", "ACTIVATION_CELU/ and float32",
                        "--results", folder / "cpu.jsonl")
     assert done.returncode in (0, 1), done.stderr
     return folder / "cpu.jsonl"
@@ -89,7 +89,7 @@ def test_diff_finds_a_planted_regression(cpu_subset, tmp_path):
 def test_diff_finds_a_real_regression_between_two_devices(cpu_subset, tmp_path):
     """The same cases on a device that is 19 ULP off in three elements (tolerance 18)."""
     done = conformance("run", "--backend", "python:faults:off_by_tolerance_plus_one", "--quiet", "-k",
-                       "CELU and float32", "--results", tmp_path / "faulty.jsonl")
+                       "ACTIVATION_CELU/ and float32", "--results", tmp_path / "faulty.jsonl")
     assert done.returncode == 1
     result = diff.diff_files(cpu_subset, tmp_path / "faulty.jsonl")
     assert result.regressions and all(c.status_after == "fail" for c in result.regressions)
@@ -102,10 +102,10 @@ def test_diff_finds_a_real_regression_between_two_devices(cpu_subset, tmp_path):
 
 
 def test_compare_renders_several_backends_as_one_matrix(cpu_subset, tmp_path):
-    conformance("run", "--backend", "python:oracle:evaluate", "--quiet", "-k", "CELU and float32",
+    conformance("run", "--backend", "python:oracle:evaluate", "--quiet", "-k", "ACTIVATION_CELU/ and float32",
                 "--results", tmp_path / "oracle.jsonl")
     conformance("run", "--backend", "python:faults:off_by_tolerance_plus_one", "--quiet", "-k",
-                "CELU and float32", "--results", tmp_path / "faulty.jsonl")
+                "ACTIVATION_CELU/ and float32", "--results", tmp_path / "faulty.jsonl")
     paths = [cpu_subset, tmp_path / "oracle.jsonl", tmp_path / "faulty.jsonl"]
     result = sidebyside.compare_files(paths)
     assert result.labels[0].startswith("cpu (")  # the backend, and the device it ran on
