@@ -235,7 +235,7 @@ def test_numba_and_jobs_in_windows_give_linux_verdicts(tmp_path):
     appears in the installed package) over 1 and 2 threads, with dml-wine's result on Linux."""
     harness = harness_or_skip()
     (tmp_path / "sweep.yaml").write_text(SWEEP)
-    cache = harness.python_dir / "Lib" / "site-packages" / "conformance" / "__pycache__"
+    cache = harness.python_dir / "Lib" / "site-packages" / "conformance" / "judge" / "__pycache__"
     for old in cache.glob("fast_kernels_jit*.nb*"):
         old.unlink()
     records = {}
