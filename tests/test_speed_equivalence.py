@@ -252,16 +252,16 @@ def _interval_operators():
 
 @pytest.mark.parametrize("op,params", _interval_operators())
 def test_compiled_intervals_equal_the_numpy_ones(op, params):
-    """fast_intervals_jit.bounds against intervals.interval, bit for bit (signs of zeros included),
+    """fused_intervals.bounds against intervals.interval, bit for bit (signs of zeros included),
     on every float32 special value and a spread of bit patterns over every binade, across blocks."""
-    from conformance.judge import fast_intervals_jit
+    from conformance.judge import fused_intervals
     fast_kernels.load()
     judge = interval_judge(make_case(op, params, "float32", (1,)))
     patterns = np.arange(0, 1 << 32, 65537 * 3, dtype=np.uint64).astype(np.uint32)
     x = np.concatenate([np.array(inputs.float_specials("float32"), np.float32), patterns.view(np.float32)])
     with np.errstate(all="ignore"):
         expected = oracle.evaluate(op, x, "float32", **{k: v for k, v in params.items()})
-    mine = fast_intervals_jit.bounds(judge, x, expected)
+    mine = fused_intervals.bounds(judge, x, expected)
     theirs = judge.bounds(x, expected)
     for a, b in zip(mine, theirs):
         assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)), op

@@ -4,7 +4,7 @@ A device that fails every element (a flushed range, a wrong formula) would send 
 compare.compare's numpy passes and the d3d interval evaluation, microseconds per element.
 Here one compiled pass (fast_kernels_jit.float32_bad_stats) counts, flushes, bins and keeps
 the worst; the d3d intervals of the elements off the exactly rounded value are evaluated by
-fast_intervals_jit (intervals.Evaluator with its primitives compiled), a second pass
+fused_intervals (the formula in generated compiled loops, intervals.Evaluator's operations), a second pass
 (float32_d3d_verdicts) judges them, and only the few elements kept for the record are
 described in Python. The result is compare.compare's Comparison, field for field
 (tests/test_speed_equivalence.py).
@@ -26,7 +26,7 @@ def applies(judge, expected, zero_results) -> bool:
 
 def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results, reference, judge) -> Comparison:
     """compare.compare(x, expected, actual, ...) of flat float32 arrays (reference: float64)."""
-    from conformance.judge import fast_intervals_jit
+    from conformance.judge import fused_intervals
     n = expected.size
     histogram = np.zeros(64, dtype=np.int64)
     worst_keys, worst = np.empty(WORST_SHOWN, np.int64), np.empty(WORST_SHOWN, np.int64)
@@ -47,7 +47,7 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
     d3d = empty_interval_summary()
     if differ:
         xs, es, acts, refs = x[where], expected[where], actual[where], reference[where]
-        lo, hi, num, may_nan = fast_intervals_jit.bounds(judge, xs, es)
+        lo, hi, num, may_nan = fused_intervals.bounds(judge, xs, es)
         ratio, semantic = np.empty(differ), np.empty(differ, np.int8)
         ratio_keys, failed_worst = np.empty(WORST_SHOWN), np.empty(WORST_SHOWN, np.int64)
         low, high = (float(v) for v in judge.range) if judge.range is not None else (0.0, 0.0)

@@ -1,13 +1,13 @@
-"""judge/intervals.py's float32 evaluation with its busiest primitives compiled (numba).
+"""judge/intervals.py's float32 primitives compiled (numba), for fused_intervals.
 
-`Evaluator` is intervals.Evaluator for the FLOAT32 format, the same tree walk, with
-`_flush`, `_enclose`, `_add`, `_mul`, `_min`, `_max` and `_exp2` each one compiled pass
-doing the numpy version's operations in its order (no fast-math); the transcendental
-values themselves (np.exp2, np.expm1) still come from numpy, on whole arrays, as in the
-numpy version. A subtree without x (a constant, rcp(Alpha)) is evaluated once and
-repeated. Other primitives run the numpy methods unchanged. Rounding to float32 never
-uses a float32 operation (_near32): the processor's slow path for subnormals stays out of
-the loops.
+One-element helpers (enclosed, add1, mul1, min_max1, flush_lo/hi, minimum, maximum) that the
+generated loops of fused_intervals call, and `Evaluator`, intervals.Evaluator for the FLOAT32
+format with `_flush`, `_enclose`, `_add`, `_mul`, `_min`, `_max` and `_exp2` each one compiled
+pass doing the numpy version's operations in its order (no fast-math): fused_intervals runs the
+primitives that call a library function (exp2, log2, ...) through it, on whole arrays. The
+transcendental values themselves (np.exp2, np.expm1) come from numpy, as in the numpy version;
+np.expm1 only where it is read. Rounding to float32 never uses a float32 operation (_near32): the
+processor's slow path for subnormals stays out of the loops.
 
 tests/test_speed_equivalence.py holds the bounds equal to intervals.interval's.
 """
@@ -23,7 +23,6 @@ TINY = 2.0 ** -126  # smallest normal float32
 SUB = 2.0 ** -149  # smallest subnormal float32
 FLT_MAX = float(np.finfo(np.float32).max)
 SLACK = 2.0 ** -50  # intervals._DOUBLE_SLACK
-BLOCK = 1 << 18  # elements evaluated together: a few Python calls per span (the tree walk holds the GIL)
 
 
 # Each helper computes every case and selects (no branches: the elements' cases are mixed, and a
@@ -71,13 +70,13 @@ def _ceil32(v):
 
 
 @numba.njit(inline="always")
-def _flush_lo(lo, hi, num):
+def flush_lo(lo, hi, num):
     touches = num & (lo < TINY) & (hi > -TINY) & ((lo != 0) | (hi != 0))
     return 0.0 if touches & (lo > 0) else lo
 
 
 @numba.njit(inline="always")
-def _flush_hi(lo, hi, num):
+def flush_hi(lo, hi, num):
     touches = num & (lo < TINY) & (hi > -TINY) & ((lo != 0) | (hi != 0))
     return -0.0 if touches & (hi < 0) else hi
 
@@ -94,21 +93,18 @@ def _sum(a, b, side):
 
 
 @numba.njit(inline="always")
-def _minimum(a, b):  # np.minimum: NaN-propagating, the second operand on ties
+def minimum(a, b):  # np.minimum: NaN-propagating, the second operand on ties
     return a if (a < b) | (a != a) else b
 
 
 @numba.njit(inline="always")
-def _maximum(a, b):
+def maximum(a, b):
     return a if (a > b) | (a != a) else b
 
 
 @numba.njit(inline="always")
 def _store(lo, hi, num, out_lo, out_hi, i):
-    """intervals.Evaluator._enclose for FLOAT32: outward to float32, then flushed."""
-    lo, hi = _floor32(lo), _ceil32(hi)
-    out_lo[i] = _flush_lo(lo, hi, num)
-    out_hi[i] = _flush_hi(lo, hi, num)
+    out_lo[i], out_hi[i] = enclosed(lo, hi, num)
 
 
 @numba.njit(**JIT)
@@ -120,20 +116,33 @@ def enclose(lo, hi, num, out_lo, out_hi):
 @numba.njit(**JIT)
 def flush(lo, hi, num, out_lo, out_hi):
     for i in range(lo.shape[0]):
-        out_lo[i] = _flush_lo(lo[i], hi[i], num[i])
-        out_hi[i] = _flush_hi(lo[i], hi[i], num[i])
+        out_lo[i] = flush_lo(lo[i], hi[i], num[i])
+        out_hi[i] = flush_hi(lo[i], hi[i], num[i])
+
+
+@numba.njit(inline="always")
+def enclosed(lo, hi, num):
+    """intervals.Evaluator._enclose for FLOAT32 of one element: outward to float32, then flushed."""
+    lo, hi = _floor32(lo), _ceil32(hi)
+    return flush_lo(lo, hi, num), flush_hi(lo, hi, num)
+
+
+@numba.njit(inline="always")
+def add1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """intervals.Evaluator._add of one element: (lo, hi, num, nan)."""
+    lo = _sum(a_lo, b_lo, -1.0)
+    hi = _sum(a_hi, b_hi, 1.0)
+    num = a_num & b_num
+    opposite = ((a_hi == np.inf) & (b_lo == -np.inf)) | ((a_lo == -np.inf) & (b_hi == np.inf))
+    lo, hi = enclosed(-np.inf if lo != lo else lo, np.inf if hi != hi else hi, num)
+    return lo, hi, num, a_nan | b_nan | (num & opposite)
 
 
 @numba.njit(**JIT)
 def add(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, out_lo, out_hi, out_num, out_nan):
     for i in range(a_lo.shape[0]):
-        lo = _sum(a_lo[i], b_lo[i], -1.0)
-        hi = _sum(a_hi[i], b_hi[i], 1.0)
-        num = a_num[i] & b_num[i]
-        opposite = ((a_hi[i] == np.inf) & (b_lo[i] == -np.inf)) | ((a_lo[i] == -np.inf) & (b_hi[i] == np.inf))
-        out_num[i] = num
-        out_nan[i] = a_nan[i] | b_nan[i] | (num & opposite)
-        _store(-np.inf if lo != lo else lo, np.inf if hi != hi else hi, num, out_lo, out_hi, i)
+        out_lo[i], out_hi[i], out_num[i], out_nan[i] = add1(a_lo[i], a_hi[i], a_num[i], a_nan[i],
+                                                            b_lo[i], b_hi[i], b_num[i], b_nan[i])
 
 
 @numba.njit(inline="always")
@@ -141,21 +150,27 @@ def _corner(value):
     return 0.0 if value != value else value
 
 
+@numba.njit(inline="always")
+def mul1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """intervals.Evaluator._mul of one element."""
+    c0, c1 = _corner(a_lo * b_lo), _corner(a_lo * b_hi)
+    c2, c3 = _corner(a_hi * b_lo), _corner(a_hi * b_hi)
+    lo = minimum(minimum(minimum(c0, c1), c2), c3)
+    hi = maximum(maximum(maximum(c0, c1), c2), c3)
+    num = a_num & b_num
+    zero_a = (a_lo <= 0) & (a_hi >= 0)
+    zero_b = (b_lo <= 0) & (b_hi >= 0)
+    inf_a = (a_hi == np.inf) | (a_lo == -np.inf)
+    inf_b = (b_hi == np.inf) | (b_lo == -np.inf)
+    lo, hi = enclosed(lo, hi, num)
+    return lo, hi, num, a_nan | b_nan | (num & ((zero_a & inf_b) | (zero_b & inf_a)))
+
+
 @numba.njit(**JIT)
 def mul(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, out_lo, out_hi, out_num, out_nan):
     for i in range(a_lo.shape[0]):
-        c0, c1 = _corner(a_lo[i] * b_lo[i]), _corner(a_lo[i] * b_hi[i])
-        c2, c3 = _corner(a_hi[i] * b_lo[i]), _corner(a_hi[i] * b_hi[i])
-        lo = _minimum(_minimum(_minimum(c0, c1), c2), c3)
-        hi = _maximum(_maximum(_maximum(c0, c1), c2), c3)
-        num = a_num[i] & b_num[i]
-        zero_a = (a_lo[i] <= 0) & (a_hi[i] >= 0)
-        zero_b = (b_lo[i] <= 0) & (b_hi[i] >= 0)
-        inf_a = (a_hi[i] == np.inf) | (a_lo[i] == -np.inf)
-        inf_b = (b_hi[i] == np.inf) | (b_lo[i] == -np.inf)
-        out_num[i] = num
-        out_nan[i] = a_nan[i] | b_nan[i] | (num & ((zero_a & inf_b) | (zero_b & inf_a)))
-        _store(lo, hi, num, out_lo, out_hi, i)
+        out_lo[i], out_hi[i], out_num[i], out_nan[i] = mul1(a_lo[i], a_hi[i], a_num[i], a_nan[i],
+                                                            b_lo[i], b_hi[i], b_num[i], b_nan[i])
 
 
 @numba.njit(inline="always")
@@ -163,31 +178,36 @@ def _union(lo, hi, num, other_lo, other_hi, other_num):
     if not num:
         return other_lo, other_hi, other_num
     if other_num:
-        return _minimum(lo, other_lo), _maximum(hi, other_hi), True
+        return minimum(lo, other_lo), maximum(hi, other_hi), True
     return lo, hi, num
+
+
+@numba.njit(inline="always")
+def min_max1(a_lo, a_hi, an, a_nan, b_lo, b_hi, bn, b_nan, is_max, d3d):
+    """intervals.Evaluator._min_max of one element: operands flushed, then min or max, and under
+    the d3d NaN rule the union with either operand where the other may be NaN."""
+    alo, ahi = flush_lo(a_lo, a_hi, an), flush_hi(a_lo, a_hi, an)
+    blo, bhi = flush_lo(b_lo, b_hi, bn), flush_hi(b_lo, b_hi, bn)
+    both = an & bn
+    if both:
+        lo = maximum(alo, blo) if is_max else minimum(alo, blo)
+        hi = maximum(ahi, bhi) if is_max else minimum(ahi, bhi)
+    else:
+        lo, hi = (alo, ahi) if an else (blo, bhi)
+    num, nan = an | bn, a_nan & b_nan
+    if d3d:  # Values.union with each operand where the other may be NaN
+        lo, hi, num = _union(lo, hi, num, alo, ahi, an & b_nan)
+        lo, hi, num = _union(lo, hi, num, blo, bhi, bn & a_nan)
+    else:
+        num, nan = both, a_nan | b_nan
+    return lo, hi, num, nan
 
 
 @numba.njit(**JIT)
 def min_max(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, is_max, d3d, out_lo, out_hi, out_num, out_nan):
-    """intervals.Evaluator._min_max: operands flushed, then min or max, and under the d3d NaN rule
-    the union with either operand where the other may be NaN."""
     for i in range(a_lo.shape[0]):
-        an, bn = a_num[i], b_num[i]
-        alo, ahi = _flush_lo(a_lo[i], a_hi[i], an), _flush_hi(a_lo[i], a_hi[i], an)
-        blo, bhi = _flush_lo(b_lo[i], b_hi[i], bn), _flush_hi(b_lo[i], b_hi[i], bn)
-        both = an & bn
-        if both:
-            lo = _maximum(alo, blo) if is_max else _minimum(alo, blo)
-            hi = _maximum(ahi, bhi) if is_max else _minimum(ahi, bhi)
-        else:
-            lo, hi = (alo, ahi) if an else (blo, bhi)
-        num, nan = an | bn, a_nan[i] & b_nan[i]
-        if d3d:  # Values.union with each operand where the other may be NaN
-            lo, hi, num = _union(lo, hi, num, alo, ahi, an & b_nan[i])
-            lo, hi, num = _union(lo, hi, num, blo, bhi, bn & a_nan[i])
-        else:
-            num, nan = both, a_nan[i] | b_nan[i]
-        out_lo[i], out_hi[i], out_num[i], out_nan[i] = lo, hi, num, nan
+        out_lo[i], out_hi[i], out_num[i], out_nan[i] = min_max1(a_lo[i], a_hi[i], a_num[i], a_nan[i], b_lo[i],
+                                                                b_hi[i], b_num[i], b_nan[i], is_max, d3d)
 
 
 @numba.njit(inline="always")
@@ -212,27 +232,11 @@ def exp2_rest(a_lo, a_hi, a_num, power_lo, power_hi, near_lo, near_hi, error, ou
         _store(lo, hi, a_num[i], out_lo, out_hi, i)
 
 
-def _uses_x(node) -> bool:
-    return node.op == "x" or any(_uses_x(arg) for arg in node.args if hasattr(arg, "op"))
-
-
 class Evaluator(intervals.Evaluator):
     """intervals.Evaluator(FLOAT32), compiled where it matters (same values, same order)."""
 
     def __init__(self, nan_rule: str = "d3d"):
         super().__init__(FLOAT32, nan_rule)
-        self._constant = {}
-
-    def evaluate(self, node, x):
-        if getattr(node, "op", "x") != "x" and not _uses_x(node):
-            key = id(node)
-            if key not in self._constant:  # the node stays alive in the formula the caller holds
-                self._constant[key] = intervals.Evaluator(self.fmt, self.nan_rule).evaluate(
-                    node, Values.points(np.zeros(1)))
-            one, n = self._constant[key], x.lo.shape[0]
-            return Values(np.full(n, one.lo[0]), np.full(n, one.hi[0]), np.full(n, one.num[0]),
-                          np.full(n, one.nan[0]))
-        return super().evaluate(node, x)
 
     @staticmethod
     def _binary(kernel, a, b, *extra):
@@ -268,11 +272,32 @@ class Evaluator(intervals.Evaluator):
         lo, hi = _float64(a.lo), _float64(a.hi)
         with np.errstate(all="ignore"):
             power_lo, power_hi = np.exp2(lo), np.exp2(hi)
-            near_lo, near_hi = np.expm1(lo * np.log(2.0)), np.expm1(hi * np.log(2.0))
+            near_lo, near_hi = _near_zero_expm1(lo), _near_zero_expm1(hi)
         out_lo, out_hi = np.empty_like(lo), np.empty_like(hi)
         exp2_rest(lo, hi, _bool(a.num), power_lo, power_hi, near_lo, near_hi, self.fmt.transcendental,
                   out_lo, out_hi)
         return Values(out_lo, out_hi, a.num, a.nan)
+
+
+@numba.njit(**JIT)
+def near_zero(a, positions):
+    """The positions of the elements exp2_rest takes near_power of (0 < |a| < 2**-10); -> their count."""
+    count = 0
+    for i in range(a.shape[0]):
+        positions[count] = i
+        count += (abs(a[i]) < 2.0 ** -10) & (a[i] != 0)
+    return count
+
+
+def _near_zero_expm1(a):
+    """np.expm1(a * ln 2) where exp2_rest reads it, zero elsewhere: the same values there as the
+    whole array's (the function is element-wise), at a fraction of the cost."""
+    positions = np.empty(a.shape[0], np.int64)
+    where = positions[:near_zero(a, positions)]
+    out = np.zeros_like(a)
+    if where.size:
+        out[where] = np.expm1(a[where] * np.log(2.0))
+    return out
 
 
 def _float64(values):
@@ -285,20 +310,3 @@ def _bool(values):
 
 def _fields(v):
     return _float64(v.lo), _float64(v.hi), _bool(v.num), _bool(v.nan)
-
-
-def bounds(judge, x, expected):
-    """judge.bounds(x, expected) for a float32 judge, flat float32 x."""
-    if judge.exact or judge.dtype != np.float32:
-        return judge.bounds(x, expected)
-    evaluator = Evaluator(judge.nan_rule)
-    x = np.asarray(x).reshape(-1)
-    lo, hi, num, nan = np.empty(x.size), np.empty(x.size), np.empty(x.size, bool), np.empty(x.size, bool)
-    for start in range(0, x.size, BLOCK):
-        with np.errstate(invalid="ignore"):
-            points = Values.points(x[start:start + BLOCK].astype(np.float64))
-        v = evaluator.evaluate(judge.formula, points)
-        end = start + v.lo.shape[0]
-        lo[start:end], hi[start:end], num[start:end], nan[start:end] = v.lo, v.hi, v.num, v.nan
-    return lo, hi, num, nan
-

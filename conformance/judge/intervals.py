@@ -184,7 +184,6 @@ class Evaluator:
         """x: the input's Values, or for several inputs {name: Values} (None: the first input)."""
         if isinstance(node, Cond):
             raise TypeError("a condition is not a value: use select()")
-        method = getattr(self, "_" + node.op)
         if node.op == "x":
             return self._flush(x[node.info] if isinstance(x, dict) else x)
         if node.op == "const":
@@ -193,9 +192,13 @@ class Evaluator:
             return self._undefined(node, x)
         if node.op == "select":
             return self._select(node, x)
+        return self.apply(node, [self.evaluate(a, x) for a in node.args])
+
+    def apply(self, node, args) -> Values:
+        """node's primitive on its arguments' values."""
         if node.op == "declared":
-            return self._declared(node.info, [self.evaluate(a, x) for a in node.args])
-        return method(*(self.evaluate(a, x) for a in node.args))
+            return self._declared(node.info, args)
+        return getattr(self, "_" + node.op)(*args)
 
     def _x(self, x):  # pragma: no cover - evaluate() handles the leaf
         return x

@@ -1,0 +1,327 @@
+"""judge/intervals.py's float32 evaluation of one formula fused into compiled loops (numba).
+
+fast_intervals_jit compiles each primitive as a pass over arrays, and a Python tree walk strings
+the passes together: every node allocates arrays, and the walk holds the GIL between passes. Here
+the formula is cut into a few steps instead: each run of arithmetic (add, sub, neg, mul, abs, min,
+max, select and its conditions, floor, ceil, trunc, round_ne, stored) becomes one generated loop
+that keeps every intermediate value in registers, element by element; the primitives that call a
+library function on whole arrays (exp2, log2, rcp, rsqrt, sqrt, a declared function) stay array
+steps, done by fast_intervals_jit.Evaluator between the loops, on the values the loop before
+materialised. Each generated step is the same float64 operations in the same order as the numpy
+Evaluator (the one-element helpers below and fast_intervals_jit's add1, mul1, min_max1), so the
+bounds are the same bits (tests/test_speed_equivalence.py holds them to intervals.interval).
+
+A subtree without x is evaluated once, by intervals.Evaluator itself, and passed in as a constant.
+The generated source depends only on the formula's shape (constants are arguments), is written
+under NUMBA_CACHE_DIR or this package's __pycache__ and compiled once per shape (numba caches it).
+"""
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import threading
+
+import numba
+import numpy as np
+
+from conformance.judge import fast_intervals_jit as fij
+from conformance.judge import intervals
+from conformance.judge.intervals import FLOAT32, Values
+from conformance.specs.primitives import Cond
+
+FUSED = ("add", "sub", "neg", "mul", "abs", "min", "max", "select", "floor", "ceil", "trunc", "round_ne",
+         "stored")
+BLOCK = 1 << 16  # elements a step handles at a time: its arrays stay in the core's caches
+_ROUNDING = {"floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "round_ne": "np.rint"}
+
+
+# -- one element, in the numpy Evaluator's operations ------------------------------------------------
+@numba.njit(inline="always")
+def flushed(lo, hi, num, nan):
+    """Evaluator._flush (FLOAT32)."""
+    return fij.flush_lo(lo, hi, num), fij.flush_hi(lo, hi, num), num, nan
+
+
+@numba.njit(inline="always")
+def point(v):
+    """Values.points of one input element, flushed (Evaluator.evaluate of the leaf x)."""
+    missing = v != v
+    clean = 0.0 if missing else v
+    return flushed(clean, clean, not missing, missing)
+
+
+@numba.njit(inline="always")
+def neg1(lo, hi, num, nan):
+    return -hi, -lo, num, nan
+
+
+@numba.njit(inline="always")
+def abs1(lo, hi, num, nan):
+    low = lo if lo >= 0 else (-hi if hi <= 0 else 0.0)
+    return low, fij.maximum(np.abs(lo), np.abs(hi)), num, nan
+
+
+@numba.njit(inline="always")
+def union1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """Values.union."""
+    lo = (fij.minimum(a_lo, b_lo) if b_num else a_lo) if a_num else b_lo
+    hi = (fij.maximum(a_hi, b_hi) if b_num else a_hi) if a_num else b_hi
+    return lo, hi, a_num | b_num, a_nan | b_nan
+
+
+@numba.njit(inline="always")
+def select1(may_true, may_false, a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """Evaluator._select: both branches where the condition may go either way."""
+    if may_true & may_false:
+        return union1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan)
+    if may_true:
+        return a_lo, a_hi, a_num, a_nan
+    return b_lo, b_hi, b_num, b_nan
+
+
+@numba.njit(inline="always")
+def order1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, strict):
+    """Evaluator._condition's lt (strict) or le of flushed operands: (may be true, may be false)."""
+    both = a_num & b_num
+    unordered = a_nan | b_nan | (not both)
+    if strict:
+        return both & (a_lo < b_hi), unordered | (a_hi >= b_lo)
+    return both & (a_lo <= b_hi), unordered | (a_hi > b_lo)
+
+
+@numba.njit(inline="always")
+def equal1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """Evaluator._condition's eq: (may be equal, may differ)."""
+    both = a_num & b_num
+    unordered = a_nan | b_nan | (not both)
+    overlap = both & (a_lo <= b_hi) & (b_lo <= a_hi)
+    return overlap, unordered | (not ((a_lo == a_hi) & (b_lo == b_hi) & (a_lo == b_lo)))
+
+
+@numba.njit(inline="always")
+def is_inf1(lo, hi, num, nan):
+    infinite = (hi == np.inf) | (lo == -np.inf)
+    return num & infinite, nan | (num & (not ((lo == hi) & infinite)))
+
+
+# -- code generation ---------------------------------------------------------------------------------
+def _uses_x(node) -> bool:
+    return node.op == "x" or any(_uses_x(arg) for arg in node.args)
+
+
+class _Kernel:
+    """The source of one fused step: its leaves (array steps' results), constants and lines."""
+
+    def __init__(self, nan_rule):
+        self.d3d = nan_rule == "d3d"
+        self.lines, self.leaves, self.constants, self.names = [], [], [], {}
+
+    def value(self, node) -> str:
+        """The name of a node's four scalars (lo, hi, num, nan are name_lo ...)."""
+        if id(node) in self.names:
+            return self.names[id(node)]
+        name = f"v{len(self.names)}"
+        self.names[id(node)] = name
+        self.lines.append(f"{_four(name)} = {self._expression(node)}")
+        return name
+
+    def _expression(self, node) -> str:
+        if node.op == "x":
+            return "point(np.float64(x[i]))"
+        if not _uses_x(node):
+            self.constants.append(node)
+            j = len(self.constants) - 1
+            return f"c[{j}, 0], c[{j}, 1], c[{j}, 2] != 0.0, c[{j}, 3] != 0.0"
+        if node.op not in FUSED:
+            self.leaves.append(node)
+            j = len(self.leaves) - 1
+            return f"s{j}_lo[i], s{j}_hi[i], s{j}_num[i], s{j}_nan[i]"
+        args = [self.value(a) for a in node.args if not _is_condition(a)]
+        if node.op == "select":
+            may_true, may_false = self._condition(node.args[0])
+            return f"select1({may_true}, {may_false}, {_four(args[0])}, {_four(args[1])})"
+        if node.op == "stored":  # float32 values in a float32 tensor: kept
+            return _four(args[0])
+        if node.op in _ROUNDING:
+            f = _ROUNDING[node.op]
+            return f"{f}({args[0]}_lo), {f}({args[0]}_hi), {args[0]}_num, {args[0]}_nan"
+        if node.op in ("neg", "abs"):
+            return f"{node.op}1({_four(args[0])})"
+        if node.op == "sub":
+            negated = f"n{len(self.lines)}"
+            self.lines.append(f"{_four(negated)} = neg1({_four(args[1])})")
+            return f"fij.add1({_four(args[0])}, {_four(negated)})"
+        if node.op in ("min", "max"):
+            return f"fij.min_max1({_four(args[0])}, {_four(args[1])}, {node.op == 'max'}, {self.d3d})"
+        return f"fij.{node.op}1({_four(args[0])}, {_four(args[1])})"
+
+    def _condition(self, cond):
+        """Evaluator._condition: each operand flushed, then the names of (may be true, may be false)."""
+        names = []
+        for arg in cond.args:
+            name = f"f{len(self.lines)}"
+            self.lines.append(f"{_four(name)} = flushed({_four(self.value(arg))})")
+            names.append(name)
+        if cond.op == "is_nan":
+            return f"{names[0]}_nan", f"{names[0]}_num"
+        a = _four(names[0])
+        if cond.op == "is_inf":
+            call = f"is_inf1({a})"
+        elif cond.op in ("lt", "le", "gt", "ge"):
+            first, second = (a, _four(names[1])) if cond.op in ("lt", "le") else (_four(names[1]), a)
+            call = f"order1({first}, {second}, {cond.op in ('lt', 'gt')})"
+        else:
+            call = f"equal1({a}, {_four(names[1])})"
+        m = f"m{len(self.lines)}"
+        self.lines.append(f"{m}_0, {m}_1 = {call}")
+        return (f"{m}_1", f"{m}_0") if cond.op == "ne" else (f"{m}_0", f"{m}_1")
+
+    def source(self, root) -> str:
+        result = self.value(root)
+        leaves = "".join(f"s{j}_lo, s{j}_hi, s{j}_num, s{j}_nan, " for j in range(len(self.leaves)))
+        body = "\n".join(f"        {line}" for line in self.lines)
+        return (f"@numba.njit(nogil=True, cache=True, error_model='numpy')\n"
+                f"def kernel(x, {leaves}c, out_lo, out_hi, out_num, out_nan):\n"
+                f"    for i in range(out_lo.shape[0]):\n{body}\n"
+                f"        out_lo[i], out_hi[i], out_num[i], out_nan[i] = {_four(result)}\n")
+
+
+def _is_condition(node) -> bool:
+    return isinstance(node, Cond)
+
+
+def _four(name) -> str:
+    return f"{name}_lo, {name}_hi, {name}_num, {name}_nan"
+
+
+_HEADER = ("import numba\nimport numpy as np\n\nfrom conformance.judge import fast_intervals_jit as fij\n"
+           "from conformance.judge.fused_intervals import (abs1, equal1, flushed, is_inf1, neg1, order1, point,\n"
+           "                                               select1)\n\n\n")
+_COMPILED = {}
+_LOCK = threading.Lock()
+
+
+def _directory() -> str:
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(__file__), "__pycache__")
+    path = os.path.join(base, "fused_intervals")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
+        probe.close()
+        return path
+    except OSError:  # a read-only installation: this process's own directory (compiled every run)
+        return tempfile.mkdtemp(prefix="dml-conformance-fused-")
+
+
+def _compile(source: str):
+    """The kernel of a generated source, written (if not there with that text) and imported."""
+    with _LOCK:
+        if source in _COMPILED:
+            return _COMPILED[source]
+        text = _HEADER + source
+        digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+        path = os.path.join(_directory(), f"fused_{digest}.py")
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except OSError:
+            current = None
+        if current != text:
+            temporary = f"{path}.{os.getpid()}.tmp"
+            with open(temporary, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(temporary, path)
+        name = f"conformance_fused_{digest}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # numba's cache finds the kernel's globals by module name
+        spec.loader.exec_module(module)
+        _COMPILED[source] = module.kernel
+        return module.kernel
+
+
+class Plan:
+    """A formula's steps: generated loops and array primitives, in the order they run."""
+
+    def __init__(self, formula, nan_rule: str = "d3d"):
+        self.nan_rule = nan_rule
+        self.arrays = fij.Evaluator(nan_rule)  # the array steps (exp2, log2, ...)
+        self.steps = []  # (kernel, leaf step indices, constants) or (node, argument step indices)
+        self._constant_values = {}
+        self._add(formula)
+
+    def _add(self, node) -> int:
+        """Append the steps computing node; -> its step's index."""
+        if node.op not in FUSED and node.op != "x" and _uses_x(node):
+            arguments = [self._add(a) for a in node.args]
+            self.steps.append((node, arguments))
+            return len(self.steps) - 1
+        kernel = _Kernel(self.nan_rule)
+        source = kernel.source(node)
+        leaves = [self._add_array(leaf) for leaf in kernel.leaves]
+        constants = np.array([self._constant(c) for c in kernel.constants], dtype=np.float64).reshape(-1, 4)
+        self.steps.append((_compile(source), leaves, constants))
+        return len(self.steps) - 1
+
+    def _add_array(self, node) -> int:
+        arguments = [self._add(a) for a in node.args]
+        self.steps.append((node, arguments))
+        return len(self.steps) - 1
+
+    def _constant(self, node):
+        v = intervals.Evaluator(FLOAT32, self.nan_rule).evaluate(node, Values.points(np.zeros(1)))
+        return [v.lo[0], v.hi[0], float(v.num[0]), float(v.nan[0])]
+
+    def evaluate(self, x) -> Values:
+        """The interval of each element of flat float32 x (at most a block's worth)."""
+        results = []
+        for step in self.steps:
+            if callable(step[0]):
+                kernel, leaves, constants = step
+                n = x.shape[0]
+                out = Values(np.empty(n), np.empty(n), np.empty(n, bool), np.empty(n, bool))
+                fields = [f for j in leaves for f in _fields(results[j])]
+                kernel(x, *fields, constants, out.lo, out.hi, out.num, out.nan)
+            else:
+                node, arguments = step
+                args = [results[j] for j in arguments]
+                out = self.arrays.apply(node, args)
+            results.append(out)
+        return results[-1]
+
+
+def _fields(v):
+    return (np.ascontiguousarray(v.lo, np.float64), np.ascontiguousarray(v.hi, np.float64),
+            np.ascontiguousarray(v.num, bool), np.ascontiguousarray(v.nan, bool))
+
+
+_PLANS = {}
+
+
+def plan(formula, nan_rule: str) -> Plan:
+    key = (id(formula), nan_rule)
+    with _LOCK:
+        found = _PLANS.get(key)
+    if found is not None and found[0] is formula:
+        return found[1]
+    made = Plan(formula, nan_rule)
+    with _LOCK:
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        _PLANS[key] = (formula, made)  # the formula is held, so its id is not reused meanwhile
+    return made
+
+
+def bounds(judge, x, expected):
+    """judge.bounds(x, expected) for a float32 judge of one input, flat float32 x."""
+    if judge.exact or judge.dtype != np.float32 or judge.names is not None:
+        return judge.bounds(x, expected)
+    steps = plan(judge.formula, judge.nan_rule)
+    x = np.ascontiguousarray(np.asarray(x).reshape(-1), dtype=np.float32)
+    lo, hi, num, nan = np.empty(x.size), np.empty(x.size), np.empty(x.size, bool), np.empty(x.size, bool)
+    for start in range(0, x.size, BLOCK):
+        v = steps.evaluate(x[start:start + BLOCK])
+        end = start + v.lo.shape[0]
+        lo[start:end], hi[start:end], num[start:end], nan[start:end] = v.lo, v.hi, v.num, v.nan
+    return lo, hi, num, nan
