@@ -176,3 +176,34 @@ def test_cli_runs_a_pair_sweep(write_case_file, tmp_path):
     results = tmp_path / "r.jsonl"
     assert main(["run", str(path), "--backend", "cpu", "--quiet", "--results", str(results)]) == 0
     assert main(["validate", SWEEPS]) == 0
+
+
+def test_dml_direct_makes_both_inputs_in_the_worker_and_judges_as_over_the_socket(write_case_file, monkeypatch):
+    """The real DirectML.dll under Wine: with shared memory the worker makes A and B from the pair indices
+    (no input array travels); over the socket the arrays do; the records are the same, and the same as
+    the whole slice judged at once."""
+    from test_dml_direct_transport import _lane
+    dml_direct = _lane()
+    monkeypatch.setattr(runner, "STREAM_CHUNK", 1 << 16)
+    text = CASE_FILE.format(operator="ELEMENT_WISE_ADD", generator=SLICE, shape="auto", dtype="float16")
+    cases = load_file(write_case_file(text)) + load_file(write_case_file(
+        text.replace("ELEMENT_WISE_ADD", "ELEMENT_WISE_LOGICAL_LESS_THAN"), "less.yaml"))
+    both = {}
+    for transport in ("tcp", "auto"):
+        backend = dml_direct.DmlDirectBackend("dml-direct", {"transport": transport})
+        placed = []
+        place = backend._place
+        monkeypatch.setattr(backend, "_place", lambda array, buffers: placed.append(array.size) or place(array, buffers))
+        try:
+            both[transport] = runner.run(cases, backend, "5_0", ResultsWriter(None), jobs=2).records
+            assert (placed == []) == (transport == "auto"), (transport, placed[:4])
+            if transport == "auto":
+                wholes = [whole_tensor_record(case, backend) for case in cases]
+        finally:
+            backend.close()
+    for record in both["tcp"] + both["auto"] + wholes:
+        record.pop("seconds")
+        record.pop("placement")
+    assert both["auto"] == both["tcp"] == wholes
+    assert [r["elements"] for r in wholes] == [len(range(0, 1 << 32, 40961))] * 2
+    assert {r["status"] for r in wholes} <= {statuses.PASS, statuses.FAIL}, [r["message"] for r in wholes]
