@@ -23,8 +23,8 @@ An array reference names a buffer of the frame, or an offset in the memory the h
 with the worker (conformance.worker.shared; {"shared": offset}), or, for an input of a streamed sweep,
 the bit patterns or pair indices it is made of ({"kind": "exhaustive_float32" or
 "exhaustive_float16_pairs", "bit_patterns": [first, step], "position": which input}:
-conformance.caseset.inputs.streamed_input makes it here, as the harness does for its own copy). "output_to" asks for the output in the shared memory
-at that offset.
+conformance.caseset.inputs.streamed_input makes it here, as the harness does for its own copy).
+"output_to" asks for the output in the shared memory at that offset.
 
 Options come in the hello of the backend's command line (see worker.py): adapter (DXGI index, the
 device_id of ONNX Runtime's provider options), min_feature_level, dll, heap_descriptors, debug.
