@@ -57,7 +57,7 @@ def propagate_nan(op, x, dtype, **params):
 
 
 def all_zeros(op, x, dtype, **params):
-    return np.zeros(x.shape, dtype=dtype)
+    return np.zeros(np.broadcast_shapes(*(v.shape for v in x)) if isinstance(x, tuple) else x.shape, dtype=dtype)
 
 
 def raises(op, x, dtype, **params):

@@ -48,7 +48,7 @@ def test_labels_and_ranges(write_case_file):
 @pytest.mark.parametrize("generator,shape,message", [
     ("{kind: exhaustive_float32, start: 10, stop: 10}", "auto", "is not below stop"),
     ("{kind: exhaustive_float32}", "[4, 4]", "takes its length from its range"),
-    ("{kind: uniform, step: 2}", "auto", "'step' applies to exhaustive_float32 only"),
+    ("{kind: uniform, step: 2}", "auto", "'step' applies to exhaustive_float32 and exhaustive_float16_pairs only"),
     ("{kind: exhaustive_float32, stop: 4294967297}", "auto", "is greater than the maximum"),
 ])
 def test_bad_sweeps_are_refused_with_file_and_line(write_case_file, generator, shape, message):

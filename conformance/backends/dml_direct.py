@@ -28,9 +28,11 @@ Provider options (--provider-option KEY=VALUE):
 Transport: under Wine, arrays of at least 64 KiB cross through a file in /dev/shm that both sides
 map (conformance.worker.shared; the file is removed as soon as the worker has mapped it), the
 socket carrying only the JSON; a streamed sweep's chunk (run_chunk) is not sent at all: the worker
-makes the bit patterns itself. Where the file cannot be made or mapped (no /dev/shm, natively on
-Windows), or with transport=tcp, everything goes through the socket. The records are the same.
+makes the bit patterns (of exhaustive_float16_pairs: both inputs, from the pair indices) itself.
+Where the file cannot be made or mapped (no /dev/shm, natively on Windows), or with transport=tcp,
+everything goes through the socket. The records are the same.
 """
+import dataclasses
 import json
 import os
 import secrets
@@ -50,6 +52,7 @@ from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
                                        Backend, BackendUnavailable, BadInput, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
+from conformance.caseset import inputs
 from conformance.dmldirect import layout
 from conformance.statuses import FAIL
 from conformance.worker import shared
@@ -389,11 +392,17 @@ class DmlDirectBackend(Backend):
         todo = []
         for index, (case, x) in enumerate(items):
             try:
-                # x's own shape: the runner streams a huge case (exhaustive_float32) as chunks of it, and
-                # an element-wise operator computes a chunk as a tensor of the chunk's shape.
-                shape = case.shape if isinstance(x, tuple) else x.shape
+                # x's own shape: the runner streams a huge case (exhaustive_float32, and the (A, B) of
+                # exhaustive_float16_pairs) as chunks of it, and an element-wise operator computes a
+                # chunk as a tensor of the chunk's shape.
+                shape, given = case.shape, case.inputs
+                if not isinstance(x, tuple):
+                    shape = x.shape
+                elif inputs.streamed(case.generator):
+                    shape, given = x[0].shape, tuple(dataclasses.replace(i, shape=v.shape)
+                                                     for i, v in zip(case.inputs, x))
                 request = layout.request(case.op, case.dtype, shape, case.params,
-                                         case.in_place and (case.in_place_input or True), case.inputs,
+                                         case.in_place and (case.in_place_input or True), given,
                                          case.output_strides)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
@@ -437,9 +446,10 @@ class DmlDirectBackend(Backend):
                 output_bytes, *(v.nbytes for v in arrays)) >= SHARED_MIN else None
             if where is not None:
                 wire["output_to"] = where
-            if patterns is not None and where is not None and len(arrays) == 1:
-                wire["input_arrays"] = [{"dtype": x.dtype.name, "shape": list(x.shape),
-                                         "bit_patterns": [patterns.start, patterns.step]}]
+            if patterns is not None and where is not None:
+                wire["input_arrays"] = [{"dtype": v.dtype.name, "shape": list(v.shape), "kind": case.generator["kind"],
+                                         "bit_patterns": [patterns.start, patterns.step], "position": k}
+                                        for k, v in enumerate(arrays)]
             else:
                 wire["input_arrays"] = [self._place(v, buffers) for v in arrays]
             cases.append(wire)

@@ -312,17 +312,23 @@ def _check_output_strides(group, at, where) -> list:
 
 def _check_several(spec, name, generator, where) -> list:
     """What several inputs ask of an input entry (each, cross) and refuse (streamed generators)."""
+    pairs = generator["kind"] == inputs.PAIRS
     if not spec.several_inputs:
         if name or generator.get("cross"):
             return [f"{where}{spec.name} has one input: 'each' and 'cross' are for operators of several"]
+        if pairs:
+            return [f"{where}{inputs.PAIRS} is for operators of two inputs; {spec.name} has one"]
         return []
     problems = []
     if name and spec.input(name) is None:
         problems.append(f"{where}{spec.name} has no input {name!r}; its inputs are "
                         f"{', '.join(i.short for i in spec.inputs)}")
-    if inputs.streamed(generator):
-        problems.append(f"{where}{inputs.label(generator)} is streamed, and an operator of several inputs "
-                        "is not: use a sweep of its own")
+    if pairs and (name or generator.get("cross") or len(spec.inputs) != 2):
+        problems.append(f"{where}{inputs.PAIRS} makes both inputs of an operator of two inputs, alone "
+                        f"(not under 'each', not crossed); {spec.name} has {len(spec.inputs)}")
+    elif inputs.streamed(generator) and not pairs:
+        problems.append(f"{where}{inputs.label(generator)} streams one input; for an operator of two "
+                        f"float16 inputs use {inputs.PAIRS}")
     if generator.get("cross") and generator["kind"] in ("uniform",):
         problems.append(f"{where}cross needs a generator with its own values (specials, values, sweep, "
                         "integer_extremes), not uniform")
@@ -336,6 +342,9 @@ def _broadcasts(group) -> list:
 
 def _check_broadcast(spec, group, at, where) -> list:
     problems = []
+    if group.get("broadcast") and any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+        problems.append(f"{where(*at, 'broadcast')}a streamed generator makes every input whole: "
+                        "it cannot broadcast one")
     for variant in _broadcasts(group):
         for name in variant:
             chosen = spec.input(name)
@@ -374,15 +383,16 @@ def _check_generator(generator, dtypes, where) -> list:
         problems.append(f"{where}uniform low {low} is above high {high}")
     if kind == "exhaustive_float16" and set(dtypes) != {"float16"}:
         problems.append(f"{where}exhaustive_float16 applies to float16 only, not {dtypes}")
-    if kind == "exhaustive_float32":
-        if set(dtypes) != {"float32"}:
-            problems.append(f"{where}exhaustive_float32 applies to float32 only, not {dtypes}")
+    if inputs.streamed(generator):
+        wanted = "float32" if kind == "exhaustive_float32" else "float16"
+        if set(dtypes) != {wanted}:
+            problems.append(f"{where}{kind} applies to {wanted} only, not {dtypes}")
         if not len(inputs.bit_range(generator)):
-            problems.append(f"{where}exhaustive_float32 start {generator.get('start', 0)} is not below "
+            problems.append(f"{where}{kind} start {generator.get('start', 0)} is not below "
                             f"stop {generator.get('stop', 1 << 32)}")
     else:
-        problems += [f"{where}{key!r} applies to exhaustive_float32 only" for key in ("start", "stop", "step")
-                     if key in generator]
+        problems += [f"{where}{key!r} applies to {' and '.join(inputs.STREAMED)} only"
+                     for key in ("start", "stop", "step") if key in generator]
     if kind == "integer_extremes" and any(np.dtype(d).kind == "f" for d in dtypes):
         problems.append(f"{where}integer_extremes applies to integer data types only")
     if kind == "sweep" and generator.get("count", 1) > DEFAULT_MAX_ELEMENTS:
@@ -484,14 +494,18 @@ def _several_plan(spec, entry, dtype, params) -> dict:
         return {"generators": generators, "own": own, "natural": natural,
                 "label": entry.get("label") or inputs.several_label(generators)}
     generators = {n: dict(entry) for n in names}
+    if entry["kind"] == inputs.PAIRS:
+        odd = [f"{i.short} is {t}" for i in spec.inputs for t in [spec.tensor_type(i.name, dtype, params)]
+               if t != "float16"]
+        if odd:
+            raise CaseFileError([f"{inputs.PAIRS} makes float16 inputs, and {spec.name}'s {', '.join(odd)}"])
     if entry.get("cross"):
         plain = {k: v for k, v in entry.items() if k != "cross"}
         values = inputs.distinct(inputs.values_for(plain, dtype, spec, params))
         size = inputs.crossing_size(len(values), len(names))
         if size > inputs.MAX_CROSSED:
             raise CaseFileError([f"crossing {inputs.label(plain)} ({len(values)} values) over {len(names)} inputs "
-                                 f"makes {size} elements, above {inputs.MAX_CROSSED}: an exhaustive crossing is "
-                                 "a sweep of its own, not a case"])
+                                 f"makes {size} elements, above {inputs.MAX_CROSSED}: {inputs.CROSSED_TOO_LARGE}"])
         own = {n: inputs.crossed(values, len(names), k) for k, n in enumerate(names)}
         return {"generators": generators, "own": own, "natural": size, "label": inputs.label(entry)}
     own = {i.short: inputs.values_for(entry, spec.tensor_type(i.name, dtype, params), spec, params)

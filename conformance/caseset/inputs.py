@@ -1,12 +1,16 @@
-"""Input generators: seeded uniform ranges, special values, sweeps, exhaustive float16 and float32.
+"""Input generators: seeded uniform ranges, special values, sweeps, exhaustive float16 and float32,
+and every pair of float16 values.
 
 Each generator is a dict from a case file ({"kind": ..., ...}). values_for()
 returns the generator's own list of values (None for generators that fill any
 shape), and fill() makes the tensor for a case.
 
 exhaustive_float32 walks float32 bit patterns start, start + step, ... below
-stop (default: all 2**32). It is *streamed*: the runner asks chunks() for it a
-few million elements at a time and never holds the whole tensor.
+stop (default: all 2**32). exhaustive_float16_pairs walks the pair index p over
+the same range for an operator of two float16 inputs: A has the bit pattern
+p >> 16, B the bit pattern p & 0xFFFF (A slowest), so all 2**32 indices give every
+(A, B) pair once. Both are *streamed*: the runner asks chunks() for them a few
+million elements at a time and never holds the whole tensor.
 """
 import math
 import zlib
@@ -14,11 +18,12 @@ import zlib
 import numpy as np
 
 
+PAIRS = "exhaustive_float16_pairs"
 KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep",
-         "exhaustive_float32")
+         "exhaustive_float32", PAIRS)
 DATA_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
               "uint8")  # the tensor data types a case may name
-STREAMED = ("exhaustive_float32",)  # generators whose tensor is made (and run) chunk by chunk
+STREAMED = ("exhaustive_float32", PAIRS)  # generators whose tensor is made (and run) chunk by chunk
 DEFAULT_COUNT = 1024  # elements of an "auto" shape for generators with no natural length
 MATERIALISE_LIMIT = 1 << 26  # a streamed generator's tensor is made whole only up to this size
 UNIFORM_RANGE = (-10.0, 10.0)  # uniform's low and high where a case file gives none
@@ -29,7 +34,7 @@ def streamed(generator: dict) -> bool:
 
 
 def bit_range(generator: dict) -> range:
-    """exhaustive_float32: the bit patterns it walks."""
+    """A streamed generator's bit patterns (exhaustive_float32) or pair indices (exhaustive_float16_pairs)."""
     return range(int(generator.get("start", 0)), int(generator.get("stop", 1 << 32)),
                   int(generator.get("step", 1)))
 
@@ -38,15 +43,15 @@ def natural_count(generator: dict, own_values) -> int:
     """Elements of an "auto" shape."""
     if own_values is not None:
         return len(own_values)
-    if generator["kind"] == "exhaustive_float32":
+    if streamed(generator):
         return len(bit_range(generator))
     return int(generator.get("count", DEFAULT_COUNT))
 
 
 def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0):
     """Yield (offset, tensor) pieces of a case's input, in order, chunk elements at a time
-    (offset: the first element's flat position). Each piece has the case's rank, its
-    leading dimensions 1: a streamed case must be element-wise."""
+    (offset: the first element's flat position; exhaustive_float16_pairs: a tuple (A, B)). Each
+    piece has the case's rank, its leading dimensions 1: a streamed case must be element-wise."""
     if not streamed(generator):
         raise ValueError(f"{generator['kind']} is not a streamed generator")
     patterns = bit_range(generator)
@@ -54,17 +59,37 @@ def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0
     lead = (1,) * (len(shape) - 1)
     for offset in range(start, total, chunk):
         piece = patterns[offset:min(offset + chunk, total)]
-        yield offset, bit_patterns(piece.start, piece.step, len(piece)).reshape(lead + (len(piece),))
+        made = tuple(streamed_input(generator["kind"], piece.start, piece.step, len(piece), k).reshape(
+            lead + (len(piece),)) for k in range(streamed_inputs(generator)))
+        yield offset, made if generator["kind"] == PAIRS else made[0]
+
+
+def streamed_inputs(generator: dict) -> int:
+    """How many input tensors a streamed generator makes."""
+    return 2 if generator["kind"] == PAIRS else 1
 
 
 def chunk_patterns(generator: dict, offset: int, count: int) -> range:
-    """The bit patterns of chunks()'s piece at offset of count elements."""
+    """The bit patterns (pair indices) of chunks()'s piece at offset of count elements."""
     return bit_range(generator)[offset:offset + count]
 
 
+def streamed_input(kind: str, first: int, step: int, count: int, position: int = 0) -> np.ndarray:
+    """Input `position` of a streamed chunk whose bit patterns (pair indices) are first, first + step,
+    ... (count of them): made here for the harness and, from the same numbers, in a worker
+    (conformance.dmldirect). exhaustive_float32: the float32 of each pattern; exhaustive_float16_pairs:
+    the float16 of its high half (A, position 0) or low half (B, position 1)."""
+    bits = bit_patterns(first, step, count).view(np.uint32)
+    if kind == "exhaustive_float32":
+        return bits.view(np.float32)
+    if kind != PAIRS or position not in (0, 1):
+        raise ValueError(f"{kind} has no streamed input {position}")
+    half = bits >> np.uint32(16) if position == 0 else bits & np.uint32(0xFFFF)
+    return half.astype(np.uint16).view(np.float16)
+
+
 def bit_patterns(first: int, step: int, count: int) -> np.ndarray:
-    """float32 of the bit patterns first, first + step, ... (count of them): a streamed chunk, made
-    here for the harness and, from the same three numbers, in a worker (conformance.dmldirect)."""
+    """float32 of the bit patterns first, first + step, ... (count of them)."""
     # first + i * step stays below 2**32, so uint32 arithmetic is exact
     bits = np.arange(count, dtype=np.uint32)
     if step != 1:
@@ -117,8 +142,7 @@ def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np
         if count > MATERIALISE_LIMIT:
             raise ValueError(f"{label(generator)} has {count} elements: too many to make at once; "
                              "it is streamed (inputs.chunks)")
-        return np.concatenate([piece.reshape(-1) for _, piece in chunks(generator, dtype, shape, count or 1)]
-                              or [np.zeros(0, np.float32)]).reshape(shape)
+        return next(chunks(generator, dtype, shape, count))[1]  # a streamed range is never empty
     if own_values is not None:
         return np.resize(own_values, count).reshape(shape) if count else np.zeros(shape, dtype)
     rng = np.random.default_rng(seed)
@@ -136,6 +160,8 @@ def fill(generator: dict, dtype: str, shape: tuple, seed: int, own_values) -> np
 # its own seed), one per input ({"each": {"A": generator, "B": generator}}), or one whose values
 # are crossed ({"kind": "specials", "cross": true}: every pair of values).
 MAX_CROSSED = 1 << 22  # elements of a crossing; more (float16 x float16 = 2^32) only as a streamed sweep
+CROSSED_TOO_LARGE = (f"an exhaustive crossing is allowed only as a streamed sweep: for every pair of float16 "
+                     f"values use {{kind: {PAIRS}}} (optional start/stop), in a file of its own under sweeps/")
 
 
 def input_seed(case_seed: int, name: str) -> int:
@@ -196,7 +222,7 @@ def label(generator: dict) -> str:
         return f"uniform[{_num(low)},{_num(high)}]"
     if kind == "sweep":
         return f"sweep[{_num(generator['low'])},{_num(generator['high'])},{generator['count']}]"
-    if kind == "exhaustive_float32" and any(key in generator for key in ("start", "stop", "step")):
+    if kind in STREAMED and any(key in generator for key in ("start", "stop", "step")):
         patterns = bit_range(generator)
         return f"{kind}[0x{patterns.start:08x},0x{patterns.stop:08x}" + (
             f",step={patterns.step}]" if patterns.step != 1 else "]")
@@ -209,4 +235,4 @@ def _num(value) -> str:
 
 __all__ = ["KINDS", "STREAMED", "UNIFORM_RANGE", "values_for", "fill", "label", "streamed", "chunks",
            "bit_range", "natural_count", "uniform_range", "input_seed", "crossed", "fill_input", "several_label",
-           "MAX_CROSSED"]
+           "MAX_CROSSED", "CROSSED_TOO_LARGE", "PAIRS", "streamed_input", "streamed_inputs"]

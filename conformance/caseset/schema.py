@@ -17,9 +17,10 @@ GENERATOR = {
     "type": "object", "additionalProperties": False, "required": ["kind"],
     "properties": {
         "kind": {"enum": ["uniform", "specials", "integer_extremes", "exhaustive_float16", "values",
-                          "sweep", "exhaustive_float32"]},
+                          "sweep", "exhaustive_float32", "exhaustive_float16_pairs"]},
         "low": NUMBER, "high": NUMBER, "count": {"type": "integer", "minimum": 1},
-        # exhaustive_float32: bit patterns start, start + step, ... below stop (default all 2**32)
+        # exhaustive_float32: bit patterns start, start + step, ... below stop (default all 2**32);
+        # exhaustive_float16_pairs: the same over the pair index (A = p >> 16, B = p & 0xFFFF)
         "start": {"type": "integer", "minimum": 0, "maximum": 1 << 32},
         "stop": {"type": "integer", "minimum": 0, "maximum": 1 << 32},
         "step": {"type": "integer", "minimum": 1, "maximum": 1 << 32},

@@ -20,10 +20,11 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
   {"op": "exit"}
 
 An array reference names a buffer of the frame, or an offset in the memory the harness shares
-with the worker (conformance.worker.shared; {"shared": offset}), or, for an input, the float32 bit
-patterns it holds ({"bit_patterns": [first, step]}: conformance.caseset.inputs.bit_patterns makes them
-here, as the harness does for its own copy). "output_to" asks for the output in the shared memory
-at that offset.
+with the worker (conformance.worker.shared; {"shared": offset}), or, for an input of a streamed sweep,
+the bit patterns or pair indices it is made of ({"kind": "exhaustive_float32" or
+"exhaustive_float16_pairs", "bit_patterns": [first, step], "position": which input}:
+conformance.caseset.inputs.streamed_input makes it here, as the harness does for its own copy).
+"output_to" asks for the output in the shared memory at that offset.
 
 Options come in the hello of the backend's command line (see worker.py): adapter (DXGI index, the
 device_id of ONNX Runtime's provider options), min_feature_level, dll, heap_descriptors, debug.
@@ -179,10 +180,11 @@ class Engine:
     def _input(self, reference, buffers):
         """(x, what device.execute copies from: bytes, or a ctypes view of x's own memory)."""
         if "bit_patterns" in reference:
-            from conformance.caseset.inputs import bit_patterns
+            from conformance.caseset.inputs import streamed_input
             first, step = (int(n) for n in reference["bit_patterns"])
             shape = tuple(int(n) for n in reference["shape"])
-            x = bit_patterns(first, step, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+            x = streamed_input(reference["kind"], first, step, int(np.prod(shape, dtype=np.int64)),
+                               int(reference["position"])).reshape(shape)
         elif "shared" in reference:
             if self.shared is None:
                 raise ValueError("the input lies in shared memory, which this worker has not mapped")

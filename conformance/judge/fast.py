@@ -458,7 +458,10 @@ class Verifier:
     def submit(self, tally: Tally, case, x, actual, offset: int):
         """Start verifying a piece of a case (elements offset.. in flat order) into tally; returns
         finish(), which waits for it and adds it to tally. The caller may run the next piece on the
-        device meanwhile: the threads work on this one."""
+        device meanwhile: the threads work on this one. x may be a tuple of several inputs, each of
+        the output's shape (exhaustive_float16_pairs)."""
+        if isinstance(x, tuple):
+            return self._submit_several(tally, case, x, actual, offset)
         x = np.asarray(x)
         if not self.accelerated(case, x, actual):
             flat_actual = actual.reshape(-1) if isinstance(actual, np.ndarray) and actual.shape == x.shape \
@@ -471,18 +474,55 @@ class Verifier:
         kernel = fast_kernels.load() if self._use_kernel(n) else None
         if case.dtype == "float16":
             table = self._table(case, build=n >= F16_TABLE_MIN or kernel is not None)
+        return self._spread(tally, n, lambda start, stop: self._span(case, x, actual, offset, start, stop,
+                                                                     table, kernel))
+
+    def _spread(self, tally, n, span):
+        """span(start, stop) -> partial results, over the threads; returns finish() as submit does."""
         if self._pool is None or n < PARALLEL_MIN:
-            parts = [self._span(case, x, actual, offset, 0, n, table, kernel)]
+            parts = [span(0, n)]
             return lambda: self._merge(tally, parts)
         # One span a thread: the failing elements' interval walk holds the GIL between its compiled
         # passes, so fewer, larger spans keep more threads busy (an H100 sweep chunk, all elements off
         # the exact value, 16 threads: 607 ms with four spans a thread and 2**13-element blocks, 177 ms).
         step = -(-n // self.jobs)
         step = -(-step // self.chunk) * self.chunk
-        futures = [self._pool.submit(self._span, case, x, actual, offset, start, min(start + step, n), table,
-                                     kernel)
-                   for start in range(0, n, step)]
+        futures = [self._pool.submit(span, start, min(start + step, n)) for start in range(0, n, step)]
         return lambda: self._merge(tally, [future.result() for future in futures])
+
+    def _submit_several(self, tally, case, x, actual, offset):
+        """submit() for several inputs of the output's shape: blocks of CHUNK elements, each whose
+        output has the oracle's bits everywhere counted without the element-wise analysis
+        (identical()), the others through compare.compare."""
+        if not (isinstance(actual, np.ndarray) and all(np.shape(v) == actual.shape for v in x)):
+            part = self._plain(case, x, actual)  # an output of the wrong shape: a problem, no elements
+            return lambda: tally.add(offset, part)
+        flat, actual = tuple(np.asarray(v).reshape(-1) for v in x), np.ascontiguousarray(actual).reshape(-1)
+        if not self.fast:
+            part = self._plain(case, flat, actual)
+            return lambda: tally.add(offset, part)
+        return self._spread(tally, actual.size, lambda start, stop: self._several_span(case, flat, actual, offset,
+                                                                                       start, stop))
+
+    def _several_span(self, case, xs, actual, offset, start, stop) -> list:
+        function = self._reference_function(case)
+        output = np.dtype(oracle.output_dtype(case.op, case.dtype, **case.params))
+        float_reference = np.dtype(case.dtype).kind == "f"
+        parts = []
+        with np.errstate(all="ignore"):
+            for begin in range(start, stop, self.chunk):
+                end = min(begin + self.chunk, stop)
+                block, actual_s = tuple(v[begin:end] for v in xs), actual[begin:end]
+                reference = function(block)
+                expected = oracle.round_to(reference, output)
+                if actual_s.dtype == output and expected.tobytes() == actual_s.tobytes():
+                    part = identical(expected, actual_s, reference if float_reference and output.kind == "f"
+                                     else None)
+                else:
+                    part = compare(block, expected, actual_s, case.tolerance, case.flush_allowed, self.zeros(case),
+                                   reference if float_reference else None, interval_judge(case))
+                parts.append(("full", offset + begin, part))
+        return parts
 
     @staticmethod
     def _merge(tally, parts):

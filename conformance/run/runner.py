@@ -13,6 +13,7 @@ from conformance import featurelevels, statuses
 from conformance.backends import base as outcome_status
 from conformance.backends.base import BATCH, Outcome
 from conformance.caseset import inputs as generators
+from conformance.caseset import operands
 from conformance.caseset.caseload import checkout_path, source_file
 from conformance.judge.compare import compare, describe
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
@@ -225,11 +226,12 @@ def _batches(cases):
 
 
 def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
-    """A case too large to hold (exhaustive_float32): chunks of STREAM_CHUNK elements (or the
-    backend's stream_chunk) through the backend and the comparison, the next chunk on the device
-    while the last is verified. The record adds up every chunk: mismatches, max ULP, histogram,
-    worst elements (flat index). A backend with run_chunk(case, x, patterns) is told each chunk's
-    bit patterns (a worker may make them itself). Where the time went goes to stderr."""
+    """A case too large to hold (exhaustive_float32; exhaustive_float16_pairs, whose chunk x is the
+    tuple (A, B)): chunks of STREAM_CHUNK elements (or the backend's stream_chunk) through the
+    backend and the comparison, the next chunk on the device while the last is verified. The record
+    adds up every chunk: mismatches, max ULP, histogram, worst elements (flat index, every input).
+    A backend with run_chunk(case, x, patterns) is told each chunk's bit patterns or pair indices (a
+    worker may make them itself). Where the time went goes to stderr."""
     from conformance.judge.fast import Tally
     from conformance.run.streamtime import Pipeline
     tally = Tally(case.shape, case.dtype)
@@ -239,9 +241,9 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
     seconds, first, fallback = 0.0, None, None
     try:
         for offset, x in pipeline.timed_chunks(generators.chunks(case.generator, case.dtype, case.shape, chunk)):
-            began = time.perf_counter()
+            began, size = time.perf_counter(), operands.size(x)
             if run_chunk is not None:
-                outcome = run_chunk(case, x, generators.chunk_patterns(case.generator, offset, x.size))
+                outcome = run_chunk(case, x, generators.chunk_patterns(case.generator, offset, size))
             else:
                 outcome = backend.run_many([(case, x)])[0]
             seconds += time.perf_counter() - began
@@ -250,7 +252,7 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
             if outcome.status == outcome_status.CPU_FALLBACK:
                 fallback = fallback or outcome
             elif outcome.status != outcome_status.OK:
-                outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + x.size - 1}: "
+                outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + size - 1}: "
                                   f"{outcome.message}", placement=outcome.placement)
                 return judge(case, x, outcome, feature_level, backend.name, seconds, model=model)
             pipeline.submit(tally, case, x, outcome.output, offset)

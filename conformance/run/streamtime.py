@@ -12,6 +12,8 @@ import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from conformance.caseset import operands
+
 
 class Pipeline:
     def __init__(self, verifier, backend):
@@ -32,7 +34,7 @@ class Pipeline:
             except StopIteration:
                 return
             self.times["input"].append(time.perf_counter() - began)
-            self.elements += x.size
+            self.elements += operands.size(x)
             yield offset, x
 
     def ran(self, seconds: float):
