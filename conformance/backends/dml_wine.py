@@ -7,6 +7,8 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   session.*=V, ep.*=V    session config entries (e.g. ep.dml.disable_memory_arena=1)
   multi_node=1|0         several parameter sets per graph (default 1)
   max_nodes=N            nodes per graph (default ort.MAX_NODES, 64)
+  mixed_graphs=1|0       nodes of every operator and data type of one opset in a graph (default 1;
+                         0: one operator, opset and data type a graph)
   timeout=S              seconds per round trip, plus session_timeout=S per session it creates
                          (defaults 120 and 120)
   startup_timeout=S      seconds for a worker to start and say hello (default 180)
@@ -53,6 +55,7 @@ def worker_settings(options: dict) -> tuple:
         "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
         "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
         "max_nodes": number_option("max_nodes", options.pop("max_nodes", MAX_NODES), int),
+        "mixed_graphs": str(options.pop("mixed_graphs", "1")).lower() in ("1", "true", "on"),
         "timeout": number_option("timeout", options.pop("timeout", 120), float),
         "session_timeout": number_option("session_timeout", options.pop("session_timeout", 120), float),
         "startup_timeout": number_option("startup_timeout", options.pop("startup_timeout", 180), float),

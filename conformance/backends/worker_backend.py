@@ -2,16 +2,15 @@
 onnxruntime only), started once and kept alive, reached through a channel (worker_channels); the
 factories that make it (dml-wine, cpu-worker, dml-worker) are in dml_wine.py.
 
-Session economy: a DirectML session costs seconds under lavapipe, so cases share sessions: the
-planner (worker_graphs) puts the parameter sets of one family into one graph, and one run() serves
-up to one case per node. prepare(cases), when the runner calls it, lays the graphs out before
+Session economy: a DirectML session costs time (0.3 s under lavapipe, 2 s without vkd3d's virtual
+heaps) and memory, so cases share sessions: the planner (worker_graphs) puts the nodes of every
+operator and data type of one opset into one graph, and one run() serves up to one case per node. prepare(cases), when the runner calls it, lays the graphs out before
 anything runs; without it they grow batch by batch.
 
-Memory: under Wine and lavapipe every DirectML session keeps about 1.5 GB of shared memory
-until its process exits (destroying the session gives nothing back, "forget" included; the empty
-session the first worker creates to load DirectML.dll costs as much). The backend learns what a
-session costs from the worker's resident size and starts a fresh worker before the next
-sessions would pass the memory budget.
+Memory: a session's memory stays until the worker exits (under Wine destroying it gives nothing
+back, "forget" included): about 30 MB with vkd3d's virtual heaps (dml-wine's default), 1.5 GB
+without. The backend learns what a session costs from the worker's resident size and starts a
+fresh worker before the next sessions would pass the memory budget.
 
 Faults: a worker that dies, hangs past the round trip's time limit, or answers garbage fails
 the cases of that round trip (crash or timeout, with the tail of the worker's log), is killed
@@ -73,7 +72,7 @@ class WorkerBackend(Backend):
         self.memory_budget = budget << 20  # 0: no limit
         self._start_failures = 0
         self._channel = None
-        self.planner = Planner(settings["max_nodes"] if settings["multi_node"] else 1)
+        self.planner = Planner(settings["max_nodes"] if settings["multi_node"] else 1, settings.get("mixed_graphs", True))
         self.hello = None  # the first worker's: the header's (it loaded DirectML.dll first)
         self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
@@ -174,6 +173,7 @@ class WorkerBackend(Backend):
                                                  "graph_fusion": self.config.get("ep.dml.disable_graph_fusion") != "1",
                                                  "multi_node": self.settings["multi_node"],
                                                  "max_nodes": self.settings["max_nodes"],
+                                                 "mixed_graphs": self.settings.get("mixed_graphs", True),
                                                  "memory_budget_mb": self.memory_budget >> 20,
                                                  "sessions_per_worker": self.capacity()}}
         if self.provider == DML:
@@ -202,15 +202,17 @@ class WorkerBackend(Backend):
             else:
                 pending.append((position, planned[0], x))
                 self.planner.slot(*planned)
-        for _ in range(3):  # a split graph needs one more round trip
+        alone = set()  # positions whose last run failed with other cases in it: each runs alone
+        # Each retry has a smaller graph or a run of its own; a graph of n nodes splits at most n - 1 times.
+        for _ in range(self.planner.max_nodes + 2):
             retry = []
             for trip in self._trips(pending, outcomes):
-                retry += self._round_trip(trip, outcomes)
+                retry += self._round_trip(trip, outcomes, alone)
             pending = retry
             if not pending:
                 break
         for position, _, _ in pending:
-            outcomes[position] = Outcome(ERROR, message="no verdict after three round trips (harness bug)")
+            outcomes[position] = Outcome(ERROR, message="no verdict after splitting every graph (harness bug)")
         return outcomes
 
     def capacity(self) -> int | None:
@@ -262,14 +264,14 @@ class WorkerBackend(Backend):
         self.recycles += 1
         self.planner.forget_sessions()
 
-    def _round_trip(self, by_graph, outcomes):
+    def _round_trip(self, by_graph, outcomes, alone):
         """Send what by_graph needs in one request; fill outcomes; return what must go again."""
         if not by_graph:
             return []
         channel = self._worker_for(by_graph, outcomes)
         if channel is None:
             return []
-        buffers, sessions, runs, run_cases = self._batch_request(by_graph)
+        buffers, sessions, runs, run_cases = self._batch_request(by_graph, alone)
         self.round_trips += 1
         header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
         timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
@@ -289,7 +291,7 @@ class WorkerBackend(Backend):
             return []
         self._count_sessions(channel, int(reply.get("sessions_created", 0)))
         retry = self._session_failures(sessions, reply["sessions"], by_graph)
-        self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
+        retry += self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes, alone)
         return retry
 
     def _worker_for(self, by_graph, outcomes):
@@ -312,18 +314,18 @@ class WorkerBackend(Backend):
                 outcomes[position] = Outcome(CRASH, message=message)
         return None
 
-    def _batch_request(self, by_graph):
+    def _batch_request(self, by_graph, alone):
         """-> (buffers, the sessions to create, the runs, and per run (graph key, its cases))."""
         buffers = protocol.Buffers()
         sessions, runs, run_cases = [], [], []
         for graph_key, entries in by_graph.items():
             graph = self.planner.graphs[graph_key]
             if not graph.created:
-                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
+                buffers.items.append(multi_node_model(graph.nodes, graph.dtypes))
                 sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
                                  "provider_options": self.provider_options, "config": self.config,
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
-            for chosen in _runs(entries):
+            for chosen in _runs(entries, alone):
                 runs.append({"session": graph_key,
                              "feeds": {k: v for _, index, x in chosen
                                        for k, v in _put(graph.nodes[index], x, index, buffers).items()},
@@ -368,26 +370,36 @@ class WorkerBackend(Backend):
                       else classify_error(message))
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
-                self.planner.split(graph)
+                self.planner.split(graph, message)
                 retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
         return retry
 
-    def _fill(self, run_cases, results, retrying, outcomes):
-        """The outcome of each case the runs answered (not those in retrying: they go again)."""
+    def _fill(self, run_cases, results, retrying, outcomes, alone) -> list:
+        """The outcome of each case the runs answered (not those in retrying: they go again). The
+        cases of a failed run that held several go again, each in a run of its own (returned), so
+        that a node's failure is not its neighbours' verdict."""
+        again = []
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self.planner.graphs[graph_key]
             if "placement" in result:
                 graph.placement = result["placement"]
-            for position, index, _ in chosen:
+            for position, index, x in chosen:
                 if position in retrying:
                     continue
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
+                elif not result.get("ok") and len(chosen) > 1:
+                    alone.add(position)
+                    again.append((position, graph.keys[index], x))
                 elif not result.get("ok"):
-                    message = one_line(result.get("error"))
+                    # Named as the node of a single-node graph would be: the verdict does not depend on
+                    # where the planner put the node.
+                    message = one_line(result.get("error")).replace(f"'{graph.node_name(index)}'",
+                                                                     f"'{graph.nodes[index].op_type}_0'")
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
+        return again
 
     def _check_reply(self, reply, buffers, header):
         """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
@@ -459,13 +471,13 @@ class WorkerBackend(Backend):
               f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
 
 
-def _runs(entries):
-    """A graph's cases, (position, node index, x), as runs of at most one case per node. An empty
-    tensor runs alone: under DirectML it garbles the outputs of the other nodes of the same run
-    (docs/dml-wine.md, "Other findings")."""
+def _runs(entries, alone=()):
+    """A graph's cases, (position, node index, x), as runs of at most one case per node; those whose
+    position is in alone run alone. An empty tensor runs alone: under DirectML it garbles the
+    outputs of the other nodes of the same run (docs/dml-wine.md, "Other findings")."""
     queues = {}
     for entry in entries:
-        if operands.size(entry[2]) == 0:
+        if operands.size(entry[2]) == 0 or entry[0] in alone:
             yield [entry]
         else:
             queues.setdefault(entry[1], []).append(entry)
