@@ -202,12 +202,11 @@ class WorkerBackend(Backend):
             else:
                 pending.append((position, planned[0], x))
                 self.planner.slot(*planned)
-        alone = set()  # positions whose last run failed with other cases in it: each runs alone
-        # Each retry has a smaller graph or a run of its own; a graph of n nodes splits at most n - 1 times.
+        # Each retry is in a smaller graph: a graph of n nodes splits at most n - 1 times.
         for _ in range(self.planner.max_nodes + 2):
             retry = []
             for trip in self._trips(pending, outcomes):
-                retry += self._round_trip(trip, outcomes, alone)
+                retry += self._round_trip(trip, outcomes)
             pending = retry
             if not pending:
                 break
@@ -264,14 +263,14 @@ class WorkerBackend(Backend):
         self.recycles += 1
         self.planner.forget_sessions()
 
-    def _round_trip(self, by_graph, outcomes, alone):
+    def _round_trip(self, by_graph, outcomes):
         """Send what by_graph needs in one request; fill outcomes; return what must go again."""
         if not by_graph:
             return []
         channel = self._worker_for(by_graph, outcomes)
         if channel is None:
             return []
-        buffers, sessions, runs, run_cases = self._batch_request(by_graph, alone)
+        buffers, sessions, runs, run_cases = self._batch_request(by_graph)
         self.round_trips += 1
         header = {"op": "batch", "id": self.round_trips, "sessions": sessions, "runs": runs}
         timeout = self.settings["timeout"] + self.settings["session_timeout"] * len(sessions)
@@ -291,7 +290,7 @@ class WorkerBackend(Backend):
             return []
         self._count_sessions(channel, int(reply.get("sessions_created", 0)))
         retry = self._session_failures(sessions, reply["sessions"], by_graph)
-        retry += self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes, alone)
+        retry += self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
         return retry
 
     def _worker_for(self, by_graph, outcomes):
@@ -314,7 +313,7 @@ class WorkerBackend(Backend):
                 outcomes[position] = Outcome(CRASH, message=message)
         return None
 
-    def _batch_request(self, by_graph, alone):
+    def _batch_request(self, by_graph):
         """-> (buffers, the sessions to create, the runs, and per run (graph key, its cases))."""
         buffers = protocol.Buffers()
         sessions, runs, run_cases = [], [], []
@@ -325,7 +324,7 @@ class WorkerBackend(Backend):
                 sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
                                  "provider_options": self.provider_options, "config": self.config,
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
-            for chosen in _runs(entries, alone):
+            for chosen in _runs(entries):
                 runs.append({"session": graph_key,
                              "feeds": {k: v for _, index, x in chosen
                                        for k, v in _put(graph.nodes[index], x, index, buffers).items()},
@@ -374,11 +373,14 @@ class WorkerBackend(Backend):
                 retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
         return retry
 
-    def _fill(self, run_cases, results, retrying, outcomes, alone) -> list:
-        """The outcome of each case the runs answered (not those in retrying: they go again). The
-        cases of a failed run that held several go again, each in a run of its own (returned), so
-        that a node's failure is not its neighbours' verdict."""
+    def _fill(self, run_cases, results, retrying, outcomes) -> list:
+        """The outcome of each case the runs answered (not those in retrying: they go again). A run
+        that failed in a graph of several nodes may have failed for any of them (DirectML runs a
+        fused graph whole, whatever is fetched): the graph is split as a graph that could not be
+        created is, and the run's cases go again (returned), so that one node's failure is not its
+        neighbours' verdict."""
         again = []
+        split = set()
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self.planner.graphs[graph_key]
             if "placement" in result:
@@ -388,14 +390,13 @@ class WorkerBackend(Backend):
                     continue
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
-                elif not result.get("ok") and len(chosen) > 1:
-                    alone.add(position)
+                elif not result.get("ok") and len(graph.nodes) > 1:
+                    if graph_key not in split:
+                        split.add(graph_key)
+                        self.planner.split(graph, one_line(result.get("error")))
                     again.append((position, graph.keys[index], x))
-                elif not result.get("ok"):
-                    # Named as the node of a single-node graph would be: the verdict does not depend on
-                    # where the planner put the node.
-                    message = one_line(result.get("error")).replace(f"'{graph.node_name(index)}'",
-                                                                     f"'{graph.nodes[index].op_type}_0'")
+                elif not result.get("ok"):  # a graph of its node alone: the error is the case's own
+                    message = one_line(result.get("error"))
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
@@ -471,13 +472,13 @@ class WorkerBackend(Backend):
               f"session(s) created, {self.round_trips} round trip(s){memory}{logs}", file=sys.stderr)
 
 
-def _runs(entries, alone=()):
-    """A graph's cases, (position, node index, x), as runs of at most one case per node; those whose
-    position is in alone run alone. An empty tensor runs alone: under DirectML it garbles the
-    outputs of the other nodes of the same run (docs/dml-wine.md, "Other findings")."""
+def _runs(entries):
+    """A graph's cases, (position, node index, x), as runs of at most one case per node. An empty
+    tensor runs alone: under DirectML it garbles the outputs of the other nodes of the same run
+    (docs/dml-wine.md, "Other findings")."""
     queues = {}
     for entry in entries:
-        if operands.size(entry[2]) == 0 or entry[0] in alone:
+        if operands.size(entry[2]) == 0:
             yield [entry]
         else:
             queues.setdefault(entry[1], []).append(entry)
