@@ -60,7 +60,7 @@ class WorkerBackend(Backend):
         self.round_trips = 0
         self.peak_memory = 0
         self._live = 0  # sessions created in the current worker
-        self._base_memory = 0
+        self._base_memory = self._memory = 0  # the current worker's resident size at start, and now
         self._per_session = settings["session_memory_mb"] << 20
         budget = settings["memory_budget_mb"]
         if budget is None:
@@ -119,7 +119,7 @@ class WorkerBackend(Backend):
         if self.hello is None:
             self.hello = channel.hello
         self._live = 0
-        self._base_memory = channel.memory() or 0
+        self._base_memory = self._memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
             raise BackendUnavailable(f"{self.name}: the worker's ONNX Runtime {channel.hello.get('onnxruntime')} "
                                      f"has no {self.provider} (it has {channel.hello.get('providers')})")
@@ -215,11 +215,11 @@ class WorkerBackend(Backend):
         return outcomes
 
     def capacity(self) -> int | None:
-        """Sessions one worker may hold within the memory budget (None: no limit). Under Wine and
-        lavapipe each DirectML session keeps about 1.5 GB of shared memory until the process
-        ends (destroying the session does not give it back), so a worker is recycled instead; and
-        where DirectML's provider failed to start in a worker holding N sessions (it could make no
-        more devices: the H100, docs/gpu/catalogue/README.md), no worker holds more than N."""
+        """Sessions a fresh worker may hold within the memory budget (None: no limit): a session's
+        memory stays until the process ends (under Wine destroying it gives nothing back), so a
+        worker is recycled instead; and where DirectML's provider failed to start in a worker
+        holding N sessions (it could make no more devices: the H100, docs/gpu/catalogue/README.md),
+        no worker holds more than N."""
         limits = [self._provider_capacity] if self._provider_capacity else []
         if self.memory_budget and self._per_session:
             limits.append(max(1, int((self.memory_budget - self._base_memory) // self._per_session)))
@@ -248,12 +248,16 @@ class WorkerBackend(Backend):
         return trips + ([trip] if trip else [])
 
     def _recycle_if_full(self, by_graph):
-        """Start a fresh worker when the sessions this trip creates would not fit the budget."""
-        limit = self.capacity()
+        """Start a fresh worker when the sessions this trip creates would not fit: the worker's size
+        now and what each new session is expected to add pass the memory budget, or the worker
+        would hold more sessions than DirectML's provider could start in one."""
         new = sum(1 for graph_key in by_graph if not self.planner.graphs[graph_key].created)
-        if limit is None or not new or self._live == 0 or self._live + new <= limit:
+        if not new or self._live == 0:
             return
-        self._retire_worker()
+        over_memory = self.memory_budget and self._memory + new * self._per_session > self.memory_budget
+        over_devices = self._provider_capacity and self._live + new > self._provider_capacity
+        if over_memory or over_devices:
+            self._retire_worker()
 
     def _retire_worker(self):
         """Close the worker; the next trip starts a fresh one, which creates every session anew."""
@@ -339,8 +343,9 @@ class WorkerBackend(Backend):
         memory = channel.memory()
         if memory:
             self.peak_memory = max(self.peak_memory, memory)
-            if self._live:  # never lower the estimate
-                self._per_session = max(self._per_session, (memory - self._base_memory) // self._live)
+            if created:  # what the trip added, per session it created (never lowering the estimate)
+                self._per_session = max(self._per_session, (memory - self._memory) // created)
+            self._memory = memory
 
     def _session_failures(self, sessions, replies, by_graph) -> list:
         """Each graph whose session came up is created; one whose session failed takes that verdict,
