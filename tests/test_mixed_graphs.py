@@ -2,6 +2,8 @@
 graphs): one graph per opset import, every node keeping the schema version it has alone; a node
 that fails, at creation or in a run, gets its own verdict and its neighbours theirs; the records are
 those of one graph per operator and type, and of one single-node session per parameter set."""
+import re
+
 import onnx
 import pytest
 from onnx import defs
@@ -111,7 +113,7 @@ def test_cpu_worker_records_are_the_same_with_and_without_mixed_graphs():
 # ---- the real DirectML under Wine: nodes that fail in a run among nodes that pass ------------------
 # On lavapipe INT64 MULTIPLY and UINT64 DIVIDE fail in every run, float32 ADD and ADD1 of 120 packed
 # elements fail in theirs (docs/several-inputs-lavapipe.md); RELU, IDENTITY and SUBTRACT pass. All
-# import opset 14: one mixed graph.
+# but the fused ADD1 import opset 14: one mixed graph.
 WINE_SELECTION = (
     "(rank4[2x3x4x5] and not in-place and not broadcast and not strides and "
     "(ELEMENT_WISE_ADD1/float32/rank4[2x3x4x5]/defaults or "
@@ -125,7 +127,8 @@ def wine_cases():
     from test_dml_wine import lane_or_skip
     lane_or_skip()
     cases = select(ALL_CASES, WINE_SELECTION)
-    assert len({opset_family(Planner.plan(case)[1]) for case in cases if isinstance(Planner.plan(case), tuple)}) == 1
+    families = {case.op: opset_family(Planner.plan(case)[1]) for case in cases if isinstance(Planner.plan(case), tuple)}
+    assert families["ELEMENT_WISE_MULTIPLY"] == families["ELEMENT_WISE_SUBTRACT"] == families["ACTIVATION_RELU"]
     return cases
 
 
@@ -142,8 +145,17 @@ def test_dml_wine_a_failing_node_does_not_fail_its_neighbours(wine_cases):
     assert backend.worker_starts == 1 and backend.recycles == 0
 
 
+# What ONNX Runtime's native error text says of its own process: code addresses, the thread, and
+# how many exceptions it has raised so far; not of the case.
+PROCESS_DETAILS = re.compile(r"![0-9A-F]{8,16}|caller: [0-9A-F]{8,16}|Exception\(\d+\)|tid\(\d+\)")
+
+
+def _without_process_details(records):
+    return [{**record, "message": PROCESS_DETAILS.sub("#", record["message"])} for record in records]
+
+
 def test_dml_wine_records_are_the_same_with_and_without_mixed_graphs(wine_cases):
     mixed = run_records(create("dml-wine", {}), wine_cases)
     single = run_records(create("dml-wine", {"multi_node": "0"}), wine_cases)
-    assert_same_records(mixed.records, single.records)
-    assert mixed.sessions_created < single.sessions_created
+    # (Sessions are not fewer here: five of the seven nodes fail, each split off with a session of its own.)
+    assert_same_records(_without_process_details(mixed.records), _without_process_details(single.records))
