@@ -380,10 +380,10 @@ class WorkerBackend(Backend):
 
     def _fill(self, run_cases, results, retrying, outcomes) -> list:
         """The outcome of each case the runs answered (not those in retrying: they go again). A run
-        that failed in a graph of several nodes may have failed for any of them (DirectML runs a
-        fused graph whole, whatever is fetched): the graph is split as a graph that could not be
-        created is, and the run's cases go again (returned), so that one node's failure is not its
-        neighbours' verdict."""
+        that failed in a graph of several nodes may have failed for any of them (a session's first
+        run computes every node, for its placement proof, and fails while any node does): the graph
+        is split as a graph that could not be created is, and the run's cases go again (returned),
+        so that one node's failure is not its neighbours' verdict."""
         again = []
         split = set()
         for (graph_key, chosen), result in zip(run_cases, results):
