@@ -147,7 +147,7 @@ def test_dml_wine_a_failing_node_does_not_fail_its_neighbours(wine_cases):
 
 # What ONNX Runtime's native error text says of its own process: code addresses, the thread, and
 # how many exceptions it has raised so far; not of the case.
-PROCESS_DETAILS = re.compile(r"![0-9A-F]{8,16}|caller: [0-9A-F]{8,16}|Exception\(\d+\)|tid\(\d+\)")
+PROCESS_DETAILS = re.compile(r"![0-9A-F]{8,16}|caller: [0-9A-F]{8,16}|Exception\(\d+\)|tid\([0-9a-f]+\)")
 
 
 def _without_process_details(records):

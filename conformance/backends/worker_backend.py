@@ -17,6 +17,7 @@ the cases of that round trip (crash or timeout, with the tail of the worker's lo
 and restarted at the next batch, and the run goes on.
 """
 import platform
+import re
 import shutil
 import sys
 import tempfile
@@ -435,6 +436,9 @@ class WorkerBackend(Backend):
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
         names = {graph.node_name(i) for i in range(len(graph.nodes))}
         proven, where, why = ortcommon.prove(graph.placement or {}, self.provider, graph.node_name(index), names)
+        # The message names the case's node as its single-node model would (the placement keeps the
+        # graph's names): a verdict does not depend on where the planner put the node.
+        why = re.sub(rf"\b{re.escape(graph.node_name(index))}\b", f"{graph.nodes[index].op_type}_0", why)
         return Outcome(OK if proven else CPU_FALLBACK, output=as_directml(output), placement=where, message=why)
 
     def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):
