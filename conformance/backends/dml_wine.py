@@ -1,13 +1,14 @@
 """The worker backends (worker_backend.WorkerBackend): the real DirectML under Wine (dml-wine),
 and the same worker natively (cpu-worker anywhere; dml-worker on Windows). dml-wine's memory
-budget: by default 4 GiB (two sessions a worker), or 60 % of the memory available at start where
-that is less.
+budget: by default 4 GiB, or 60 % of the memory available at start where that is less.
 
 Options (--provider-option KEY=VALUE); these are the harness's, the rest go to the provider:
   graph_fusion=on|off (or disable_graph_fusion=1)  DirectML graph fusion (default on)
   session.*=V, ep.*=V    session config entries (e.g. ep.dml.disable_memory_arena=1)
   multi_node=1|0         several parameter sets per graph (default 1)
   max_nodes=N            nodes per graph (default ort.MAX_NODES, 64)
+  mixed_graphs=1|0       nodes of every operator and data type of one opset in a graph (default 1;
+                         0: one operator, opset and data type a graph)
   timeout=S              seconds per round trip, plus session_timeout=S per session it creates
                          (defaults 120 and 120)
   startup_timeout=S      seconds for a worker to start and say hello (default 180)
@@ -15,7 +16,9 @@ Options (--provider-option KEY=VALUE); these are the harness's, the rest go to t
   winedebug=...          WINEDEBUG for the worker (default -all; e.g. err+all)
   memory_budget_mb=N     worker memory budget (default 60 % of MemAvailable, for dml-wine at most
                          4096; 0: none)
-  session_memory_mb=N    first estimate of one session's memory (dml-wine 1600; learnt as it runs)
+  session_memory_mb=N    first estimate of one session's memory (dml-wine 64, or 1600 with
+                         vkd3d_config=; learnt as it runs)
+  vkd3d_config=FLAGS     (dml-wine) VKD3D_CONFIG of the worker (default virtual_heaps; empty: none)
   test_hooks=1           lets tests ask the worker to hang, crash or send garbage
   dml_release=VERSION    (dml-wine) another provisioned onnxruntime-directml release, named by its
                          version or its DirectML.dll's (conformance/backends/dml_releases.py)
@@ -31,8 +34,14 @@ from conformance.backends.worker_channels import InProcessChannel, socket_factor
 from conformance.backends.worker_launchers import NativeLauncher, WineLauncher
 from conformance.errors import BadInput
 
-SESSION_MEMORY_MB_WINE = 1600  # what one DirectML session holds under Wine + lavapipe (measured)
 WORKER_MEMORY_MB_WINE = 4096  # dml-wine's default budget for its worker
+# vkd3d 1.6 backs a shader-visible descriptor heap, which every DirectML session creates, with one
+# Vulkan descriptor set per descriptor type sized for a million descriptors: on lavapipe six 244 MiB
+# allocations, written through, that the process keeps (~1.45 GiB a session). Its virtual heaps
+# keep descriptors in host memory instead (~20 to 40 MB a session; the device reports the same
+# D3D12 capabilities to DirectML). docs/performance.md, "dml-wine's memory".
+VKD3D_CONFIG = "virtual_heaps"
+SESSION_MEMORY_MB_WINE = {"virtual_heaps": 64, "": 1600}  # first estimate of one session, by VKD3D_CONFIG
 
 
 def worker_settings(options: dict) -> tuple:
@@ -46,6 +55,7 @@ def worker_settings(options: dict) -> tuple:
         "graph_fusion": not (fusion in ("off", "0", "false") or disable in ("1", "true")),
         "multi_node": str(options.pop("multi_node", "1")).lower() in ("1", "true", "on"),
         "max_nodes": number_option("max_nodes", options.pop("max_nodes", MAX_NODES), int),
+        "mixed_graphs": str(options.pop("mixed_graphs", "1")).lower() in ("1", "true", "on"),
         "timeout": number_option("timeout", options.pop("timeout", 120), float),
         "session_timeout": number_option("session_timeout", options.pop("session_timeout", 120), float),
         "startup_timeout": number_option("startup_timeout", options.pop("startup_timeout", 180), float),
@@ -80,15 +90,19 @@ def dml_wine(name, options):
     options = dict(options or {})
     requested = options.pop(dml_releases.OPTION, None)
     lane, release = wine_lane.for_release(lane, requested)
+    vkd3d_config = str(options.pop("vkd3d_config", VKD3D_CONFIG))
     settings, provider_options = worker_settings(options)
-    settings["session_memory_mb"] = settings["session_memory_mb"] or SESSION_MEMORY_MB_WINE
+    settings["session_memory_mb"] = (settings["session_memory_mb"]
+                                     or SESSION_MEMORY_MB_WINE.get(vkd3d_config, SESSION_MEMORY_MB_WINE[""]))
     settings["memory_limit_mb"] = WORKER_MEMORY_MB_WINE
     provider_options = {"device_id": "0", **provider_options}  # DXGI path: Wine has no DXCore
     env = {"DMLC_WORKER_TEST_HOOKS": "1"} if settings["test_hooks"] else {}
+    if vkd3d_config:
+        env["VKD3D_CONFIG"] = vkd3d_config
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
-        backend = WorkerBackend(name, DML, provider_options, _dml_config(settings),
-                                socket_factory(launcher, settings), settings, launcher.describe())
+        backend = WorkerBackend(name, DML, provider_options, _dml_config(settings), socket_factory(launcher, settings),
+                                settings, {**launcher.describe(), "vkd3d_config": vkd3d_config})
         backend.release, backend.release_requested = release, requested
     except BaseException:
         launcher.close()

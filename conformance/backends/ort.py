@@ -354,13 +354,16 @@ def _node_name(node, index: int) -> str:
     return f"{node.op_type}_{index}"
 
 
-def multi_node_model(nodes, dtype: str) -> bytes:
-    """Independent nodes of one operator and data type: x<k> -> node k -> y<k>, any shapes.
-    Each node is built as onnx_models.single_node_model builds its only node."""
+def multi_node_model(nodes, dtypes) -> bytes:
+    """Independent nodes: x<k> -> node k -> y<k>, any shapes; dtypes: each node's data type, or
+    one for all. Each node is built as onnx_models.single_node_model builds its only node; the
+    model imports opset_imports(nodes) (the worker backend gives it only nodes whose own imports
+    are equal, so every node keeps the schema version it has alone)."""
     from onnx import helper, numpy_helper
     from conformance.backends.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type
     graph_nodes, initializers, inputs, outputs = [], [], [], []
-    for k, node in enumerate(nodes):
+    dtypes = [dtypes] * len(nodes) if isinstance(dtypes, str) else dtypes
+    for k, (node, dtype) in enumerate(zip(nodes, dtypes, strict=True)):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants

@@ -2,22 +2,22 @@
 onnxruntime only), started once and kept alive, reached through a channel (worker_channels); the
 factories that make it (dml-wine, cpu-worker, dml-worker) are in dml_wine.py.
 
-Session economy: a DirectML session costs seconds under lavapipe, so cases share sessions: the
-planner (worker_graphs) puts the parameter sets of one family into one graph, and one run() serves
-up to one case per node. prepare(cases), when the runner calls it, lays the graphs out before
+Session economy: a DirectML session costs time (0.3 s under lavapipe, 2 s without vkd3d's virtual
+heaps) and memory, so cases share sessions: the planner (worker_graphs) puts the nodes of every
+operator and data type of one opset into one graph, and one run() serves up to one case per node. prepare(cases), when the runner calls it, lays the graphs out before
 anything runs; without it they grow batch by batch.
 
-Memory: under Wine and lavapipe every DirectML session keeps about 1.5 GB of shared memory
-until its process exits (destroying the session gives nothing back, "forget" included; the empty
-session the first worker creates to load DirectML.dll costs as much). The backend learns what a
-session costs from the worker's resident size and starts a fresh worker before the next
-sessions would pass the memory budget.
+Memory: a session's memory stays until the worker exits (under Wine destroying it gives nothing
+back, "forget" included): about 30 MB with vkd3d's virtual heaps (dml-wine's default), 1.5 GB
+without. The backend learns what a session costs from the worker's resident size and starts a
+fresh worker before the next sessions would pass the memory budget.
 
 Faults: a worker that dies, hangs past the round trip's time limit, or answers garbage fails
 the cases of that round trip (crash or timeout, with the tail of the worker's log), is killed
 and restarted at the next batch, and the run goes on.
 """
 import platform
+import re
 import shutil
 import sys
 import tempfile
@@ -61,7 +61,7 @@ class WorkerBackend(Backend):
         self.round_trips = 0
         self.peak_memory = 0
         self._live = 0  # sessions created in the current worker
-        self._base_memory = 0
+        self._base_memory = self._memory = 0  # the current worker's resident size at start, and now
         self._per_session = settings["session_memory_mb"] << 20
         budget = settings["memory_budget_mb"]
         if budget is None:
@@ -73,7 +73,7 @@ class WorkerBackend(Backend):
         self.memory_budget = budget << 20  # 0: no limit
         self._start_failures = 0
         self._channel = None
-        self.planner = Planner(settings["max_nodes"] if settings["multi_node"] else 1)
+        self.planner = Planner(settings["max_nodes"] if settings["multi_node"] else 1, settings.get("mixed_graphs", True))
         self.hello = None  # the first worker's: the header's (it loaded DirectML.dll first)
         self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
         self.before_send = self.after_send = None  # test hooks, passed to each channel
@@ -120,7 +120,7 @@ class WorkerBackend(Backend):
         if self.hello is None:
             self.hello = channel.hello
         self._live = 0
-        self._base_memory = channel.memory() or 0
+        self._base_memory = self._memory = channel.memory() or 0
         if self.provider not in channel.hello.get("providers", []):
             raise BackendUnavailable(f"{self.name}: the worker's ONNX Runtime {channel.hello.get('onnxruntime')} "
                                      f"has no {self.provider} (it has {channel.hello.get('providers')})")
@@ -174,6 +174,7 @@ class WorkerBackend(Backend):
                                                  "graph_fusion": self.config.get("ep.dml.disable_graph_fusion") != "1",
                                                  "multi_node": self.settings["multi_node"],
                                                  "max_nodes": self.settings["max_nodes"],
+                                                 "mixed_graphs": self.settings.get("mixed_graphs", True),
                                                  "memory_budget_mb": self.memory_budget >> 20,
                                                  "sessions_per_worker": self.capacity()}}
         if self.provider == DML:
@@ -202,7 +203,8 @@ class WorkerBackend(Backend):
             else:
                 pending.append((position, planned[0], x))
                 self.planner.slot(*planned)
-        for _ in range(3):  # a split graph needs one more round trip
+        # Each retry is in a smaller graph: a graph of n nodes splits at most n - 1 times.
+        for _ in range(self.planner.max_nodes + 2):
             retry = []
             for trip in self._trips(pending, outcomes):
                 retry += self._round_trip(trip, outcomes)
@@ -210,15 +212,15 @@ class WorkerBackend(Backend):
             if not pending:
                 break
         for position, _, _ in pending:
-            outcomes[position] = Outcome(ERROR, message="no verdict after three round trips (harness bug)")
+            outcomes[position] = Outcome(ERROR, message="no verdict after splitting every graph (harness bug)")
         return outcomes
 
     def capacity(self) -> int | None:
-        """Sessions one worker may hold within the memory budget (None: no limit). Under Wine and
-        lavapipe each DirectML session keeps about 1.5 GB of shared memory until the process
-        ends (destroying the session does not give it back), so a worker is recycled instead; and
-        where DirectML's provider failed to start in a worker holding N sessions (it could make no
-        more devices: the H100, docs/gpu/catalogue/README.md), no worker holds more than N."""
+        """Sessions a fresh worker may hold within the memory budget (None: no limit): a session's
+        memory stays until the process ends (under Wine destroying it gives nothing back), so a
+        worker is recycled instead; and where DirectML's provider failed to start in a worker
+        holding N sessions (it could make no more devices: the H100, docs/gpu/catalogue/README.md),
+        no worker holds more than N."""
         limits = [self._provider_capacity] if self._provider_capacity else []
         if self.memory_budget and self._per_session:
             limits.append(max(1, int((self.memory_budget - self._base_memory) // self._per_session)))
@@ -247,12 +249,16 @@ class WorkerBackend(Backend):
         return trips + ([trip] if trip else [])
 
     def _recycle_if_full(self, by_graph):
-        """Start a fresh worker when the sessions this trip creates would not fit the budget."""
-        limit = self.capacity()
+        """Start a fresh worker when the sessions this trip creates would not fit: the worker's size
+        now and what each new session is expected to add pass the memory budget, or the worker
+        would hold more sessions than DirectML's provider could start in one."""
         new = sum(1 for graph_key in by_graph if not self.planner.graphs[graph_key].created)
-        if limit is None or not new or self._live == 0 or self._live + new <= limit:
+        if not new or self._live == 0:
             return
-        self._retire_worker()
+        over_memory = self.memory_budget and self._memory + new * self._per_session > self.memory_budget
+        over_devices = self._provider_capacity and self._live + new > self._provider_capacity
+        if over_memory or over_devices:
+            self._retire_worker()
 
     def _retire_worker(self):
         """Close the worker; the next trip starts a fresh one, which creates every session anew."""
@@ -289,7 +295,7 @@ class WorkerBackend(Backend):
             return []
         self._count_sessions(channel, int(reply.get("sessions_created", 0)))
         retry = self._session_failures(sessions, reply["sessions"], by_graph)
-        self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
+        retry += self._fill(run_cases, results, {position for position, _, _ in retry}, outcomes)
         return retry
 
     def _worker_for(self, by_graph, outcomes):
@@ -319,7 +325,7 @@ class WorkerBackend(Backend):
         for graph_key, entries in by_graph.items():
             graph = self.planner.graphs[graph_key]
             if not graph.created:
-                buffers.items.append(multi_node_model(graph.nodes, graph.dtype))
+                buffers.items.append(multi_node_model(graph.nodes, graph.dtypes))
                 sessions.append({"key": graph_key, "model": len(buffers.items) - 1, "provider": self.provider,
                                  "provider_options": self.provider_options, "config": self.config,
                                  "sequential_no_mem_pattern": self.provider != CPU, "profile": True})
@@ -338,8 +344,9 @@ class WorkerBackend(Backend):
         memory = channel.memory()
         if memory:
             self.peak_memory = max(self.peak_memory, memory)
-            if self._live:  # never lower the estimate
-                self._per_session = max(self._per_session, (memory - self._base_memory) // self._live)
+            if created:  # what the trip added, per session it created (never lowering the estimate)
+                self._per_session = max(self._per_session, (memory - self._memory) // created)
+            self._memory = memory
 
     def _session_failures(self, sessions, replies, by_graph) -> list:
         """Each graph whose session came up is created; one whose session failed takes that verdict,
@@ -368,26 +375,38 @@ class WorkerBackend(Backend):
                       else classify_error(message))
             graph.failure = Outcome(status, message=message)
             if len(graph.nodes) > 1 and not created.get("provider_failed"):
-                self.planner.split(graph)
+                self.planner.split(graph, message)
                 retry += [(p, graph.keys[i], x) for p, i, x in by_graph[graph.key]]
         return retry
 
-    def _fill(self, run_cases, results, retrying, outcomes):
-        """The outcome of each case the runs answered (not those in retrying: they go again)."""
+    def _fill(self, run_cases, results, retrying, outcomes) -> list:
+        """The outcome of each case the runs answered (not those in retrying: they go again). A run
+        that failed in a graph of several nodes may have failed for any of them (a session's first
+        run computes every node, for its placement proof, and fails while any node does): the graph
+        is split as a graph that could not be created is, and the run's cases go again (returned),
+        so that one node's failure is not its neighbours' verdict."""
+        again = []
+        split = set()
         for (graph_key, chosen), result in zip(run_cases, results):
             graph = self.planner.graphs[graph_key]
             if "placement" in result:
                 graph.placement = result["placement"]
-            for position, index, _ in chosen:
+            for position, index, x in chosen:
                 if position in retrying:
                     continue
                 if graph.failure is not None:
                     outcomes[position] = _copy(graph.failure)
-                elif not result.get("ok"):
+                elif not result.get("ok") and len(graph.nodes) > 1:
+                    if graph_key not in split:
+                        split.add(graph_key)
+                        self.planner.split(graph, one_line(result.get("error")))
+                    again.append((position, graph.keys[index], x))
+                elif not result.get("ok"):  # a graph of its node alone: the error is the case's own
                     message = one_line(result.get("error"))
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
                     outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
+        return again
 
     def _check_reply(self, reply, buffers, header):
         """The decoded outputs of each run, or WorkerDied if the reply does not answer the request."""
@@ -417,6 +436,9 @@ class WorkerBackend(Backend):
     def _outcome(self, graph: Graph, index: int, output) -> Outcome:
         names = {graph.node_name(i) for i in range(len(graph.nodes))}
         proven, where, why = ortcommon.prove(graph.placement or {}, self.provider, graph.node_name(index), names)
+        # The message names the case's node as its single-node model would (the placement keeps the
+        # graph's names): a verdict does not depend on where the planner put the node.
+        why = re.sub(rf"\b{re.escape(graph.node_name(index))}\b", f"{graph.nodes[index].op_type}_0", why)
         return Outcome(OK if proven else CPU_FALLBACK, output=as_directml(output), placement=where, message=why)
 
     def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):

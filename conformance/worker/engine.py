@@ -10,8 +10,8 @@ Requests:
                  "config": {session config entries}, "sequential_no_mem_pattern": bool,
                  "profile": bool}
       runs:     {"session": key, "feeds": {input: array ref}, "fetch": [output names]}
-      Inputs a run leaves out are fed the last non-empty array that input saw (or one
-      zero): ONNX Runtime wants every input, though it runs only the nodes the fetched
+      Inputs a run leaves out are fed the last non-empty array that input saw in a run
+      that succeeded (or a one): ONNX Runtime wants every input, though it runs only the nodes the fetched
       outputs need. A session's first run fetches every output, so that its profile
       proves where every node ran.
   {"op": "forget", "keys": [...]}        -> drops sessions
@@ -180,9 +180,6 @@ class Engine:
                 feeds[name] = entry.last_feed.get(name)
                 if feeds[name] is None:  # one, not zero: a divisor or modulus of 0 fails an integer node
                     feeds[name] = np.ones(1, dtype=dtype)
-        # Never carry an empty tensor into a later run: under DirectML an empty input on one node
-        # garbles the outputs of the other nodes of the same run (docs/dml-wine.md).
-        entry.last_feed.update({name: value for name, value in feeds.items() if value.size})
         fetch = list(run.get("fetch") or entry.outputs)
         names = entry.outputs if entry.profiled else fetch  # the first run runs (and proves) every node
         started = time.perf_counter()
@@ -190,6 +187,10 @@ class Engine:
             values = entry.session.run(names, feeds)
         except Exception as error:
             return {"ok": False, "error": _one_line(error), "seconds": _since(started)}
+        # Only what ran well is carried into later runs (an input one node fails on would fail the
+        # runs of its neighbours), and never an empty tensor: under DirectML an empty input on one
+        # node garbles the outputs of the other nodes of the same run (docs/dml-wine.md).
+        entry.last_feed.update({name: value for name, value in feeds.items() if value.size})
         result = {"ok": True, "seconds": _since(started),
                   "outputs": {n: out.put(v) for n, v in zip(names, values) if n in fetch}}
         if entry.profiled:
