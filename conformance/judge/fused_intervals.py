@@ -248,7 +248,6 @@ class Plan:
         self.nan_rule = nan_rule
         self.arrays = fij.Evaluator(nan_rule)  # the array steps (exp2, log2, ...)
         self.steps = []  # (kernel, leaf step indices, constants) or (node, argument step indices)
-        self._constant_values = {}
         self._add(formula)
 
     def _add(self, node) -> int:
