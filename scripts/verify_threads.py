@@ -1,14 +1,15 @@
 """How verification of elements off the exactly rounded value scales with threads.
 
-    python scripts/verify_threads.py [--elements N] [--threads 1,2,4,8,16]
+    python scripts/verify_threads.py --op OPERATOR [--params JSON] [--elements N] [--threads 1,2,4,8,16]
 
-ACTIVATION_CELU (Alpha 1) on N negative float32 inputs, the device's output one ULP up on every
+e.g. --op ACTIVATION_CELU --params '{"Alpha": 1.0}': the operator on N negative float32 inputs, the device's output one ULP up on every
 other element (as DirectML's exp gives on a GPU): each such element gets its d3d interval. Prints
 the best of three `Verifier(jobs=J).check` per thread count, and the phases of one span on one
 thread (cProfile, the top entries).
 """
 import argparse
 import cProfile
+import json
 import os
 import pstats
 import time
@@ -22,14 +23,16 @@ from conformance.run import runner
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--op", required=True, help="a one-input float32 operator with a d3d formula")
+    parser.add_argument("--params", default="{}", help="its parameters, as JSON")
     parser.add_argument("--elements", type=int, default=1 << 22)
     parser.add_argument("--threads", default=f"1,2,4,8,{os.cpu_count()}")
     args = parser.parse_args()
     fast_kernels.load()
     n = args.elements
     x = np.arange(0x80000000, 0x80000000 + n * 64, 64, dtype=np.uint64).astype(np.uint32).view(np.float32)
-    case = Case(id="ACTIVATION_CELU/float32/threads", op="ACTIVATION_CELU", dtype="float32", shape=x.shape,
-                params={"Alpha": 1.0}, generator={"kind": "uniform"}, required_level="3_0", tolerance=18,
+    case = Case(id=f"{args.op}/float32/threads", op=args.op, dtype="float32", shape=x.shape,
+                params=json.loads(args.params), generator={"kind": "uniform"}, required_level="3_0", tolerance=18,
                 flush_allowed=True, nan_rule="d3d")
     expected, _, _ = runner.expected_for(case, x)
     actual = expected.copy()
