@@ -15,9 +15,12 @@ A subtree without x is evaluated once, by intervals.Evaluator itself, and passed
 The generated source depends only on the formula's shape (constants are arguments), is written
 under NUMBA_CACHE_DIR or this package's __pycache__ and compiled once per shape (numba caches it).
 """
+import atexit
+import functools
 import hashlib
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -202,7 +205,9 @@ _COMPILED = {}
 _LOCK = threading.Lock()
 
 
+@functools.lru_cache(maxsize=1)
 def _directory() -> str:
+    """Where generated sources go: found once a process."""
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(__file__), "__pycache__")
     path = os.path.join(base, "fused_intervals")
     try:
@@ -210,8 +215,10 @@ def _directory() -> str:
         probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
         probe.close()
         return path
-    except OSError:  # a read-only installation: this process's own directory (compiled every run)
-        return tempfile.mkdtemp(prefix="dml-conformance-fused-")
+    except OSError:  # a read-only installation: this process's own directory, removed at exit
+        private = tempfile.mkdtemp(prefix="dml-conformance-fused-")
+        atexit.register(shutil.rmtree, private, True)
+        return private
 
 
 def _compile(source: str):
