@@ -136,6 +136,14 @@ def build_parser():
     specs_p.add_argument("operators", nargs="*")
     specs_p.set_defaults(handler=cmd_specs)
 
+    compile_p = sub.add_parser(
+        "compile", help="build the verifier's compiled loops for these cases now, once a machine",
+        description="Compile (numba, cached on disk) every loop a run of these cases will verify with, so "
+                    "that the first run does not spend seconds per operator compiling inside its first chunks. "
+                    "Default: the sweeps/ of this checkout (the default cases are too small to use them). scripts/setup.sh runs it; a later run loads the cache.")
+    case_options(compile_p)
+    compile_p.set_defaults(handler=cmd_compile)
+
     backends_p = sub.add_parser("backends", help="list backends and which are available here")
     backends_p.set_defaults(handler=cmd_backends)
 
@@ -185,6 +193,16 @@ def parse_options(pairs) -> dict:
             raise BadInput(f"--provider-option {pair!r}: expected KEY=VALUE")
         options[key] = value
     return options
+
+
+def cmd_compile(args) -> int:
+    from conformance.judge import precompile
+    from conformance.caseset.caseload import REPO_ROOT
+    paths = args.paths or [str(REPO_ROOT / "sweeps")]
+    cases = _select(args, load_paths(paths, args.seed, args.max_elements, parse_tolerances(args.tolerance),
+                                     args.forbid_flush))
+    precompile.compile_for(cases)
+    return 0
 
 
 def cmd_run(args) -> int:

@@ -351,6 +351,16 @@ export PYTHONUNBUFFERED=1
 EOF
 }
 
+compile_kernels() {
+    # The verifier's compiled loops for the GPU sweeps, built once here as installing does
+    # (`conformance compile`), so that a run's first chunks do not compile them (15 to 20 s a sweep).
+    [ "${COMPILE_KERNELS:-1}" = 1 ] || { say "kernels not compiled (COMPILE_KERNELS=0)"; return 0; }
+    local t; t=$(date +%s)
+    ( . "$G/env.sh"; cd "$HARNESS" && PYTHONPATH=$HARNESS:$G/site "$PYTHON" -m conformance compile \
+        scripts/gpu/sweeps >"$G/logs/compile.log" 2>&1 ) || fail "conformance compile (see $G/logs/compile.log)"
+    say "$(tail -n 1 "$G/logs/compile.log") (setup: $(since "$t") s)"
+}
+
 cmd_setup() {
     local t; t=$(date +%s)
     mkdir -p "$G/logs"
@@ -370,6 +380,7 @@ cmd_setup() {
     stop_xvfb
     linux_python
     write_env
+    compile_kernels
     say "setup done in $(since "$t") s: $(grep -o '"adapter": [^,]*' "$G/lane/lane.json"), $(grep -o '"dml_max_feature_level": [^,]*' "$G/lane/lane.json")"
 }
 

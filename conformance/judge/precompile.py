@@ -1,0 +1,77 @@
+"""The verifier's compiled loops built ahead of a run (`conformance compile`).
+
+numba compiles a loop the first time it is called with a set of argument types, and caches the
+machine code (NUMBA_CACHE_DIR, or the package's __pycache__); fused_intervals compiles one loop per
+formula shape. A fresh machine pays that during its first run: 5 to 26 s per operator on 2 cores
+(ACTIVATION_CELU's compiled reference, comparison, bad-element statistics and interval loops), inside
+the first chunks of a sweep. This module pays it ahead, once a machine, as installing does: for each
+operator, type and parameter set of the given cases that the compiled loops verify, it verifies a
+small made-up tensor through the very calls a run makes (Verifier.check with the compiled loops),
+with elements exact, one ULP off, NaN and flushed, so that every loop the run will call is built.
+Nothing it computes is kept but numba's cache.
+"""
+import dataclasses
+import time
+
+import numpy as np
+
+from conformance.judge import fast, fast_kernels
+from conformance.judge.expected import expected_for
+
+ELEMENTS = 1 << 16
+
+
+def kinds(cases) -> list:
+    """One case per operator, type, NaN rule and parameter set that the compiled loops verify."""
+    seen, chosen = set(), []
+    for case in cases:
+        if case.dtype not in ("float32", "float16") or not fast.elementwise(case):
+            continue
+        key = (case.op, case.dtype, case.nan_rule, repr(sorted(case.params.items())))
+        if key not in seen:
+            seen.add(key)
+            chosen.append(case)
+    return chosen
+
+
+def sample(dtype: str, n: int = ELEMENTS) -> np.ndarray:
+    """n inputs spread over every bit pattern of dtype (both signs, zeros, subnormals, normals,
+    infinities and NaN), so that every branch of an operator's formula is taken."""
+    bits = np.linspace(0, (1 << 32) - 1 if dtype == "float32" else (1 << 16) - 1, n)
+    unsigned = np.uint32 if dtype == "float32" else np.uint16
+    return bits.astype(np.uint64).astype(unsigned).view(np.dtype(dtype))
+
+
+def device_output(expected: np.ndarray) -> np.ndarray:
+    """expected with every third element one ULP up, some NaN and the subnormals flushed: a device
+    whose elements take each path of the comparison."""
+    actual = expected.copy()
+    bits = actual.view(np.uint32 if actual.dtype == np.float32 else np.uint16)
+    finite = np.isfinite(actual)
+    bits[::3][finite[::3]] += 1
+    actual[5::97] = np.nan
+    tiny = np.finfo(actual.dtype).smallest_normal
+    actual[(np.abs(expected) < tiny) & (expected != 0)] = 0
+    return actual
+
+
+def compile_for(cases, out=print) -> float:
+    """Build the compiled loops every case of cases will call; -> the seconds it took."""
+    if not fast_kernels.AVAILABLE:
+        out("numba is not installed: nothing to compile (the numpy paths need nothing)")
+        return 0.0
+    began = time.perf_counter()
+    fast_kernels.load()
+    chosen = kinds(cases)
+    with fast.Verifier(jobs=1, kernel="always") as verifier:
+        for case in chosen:
+            x = sample(case.dtype)
+            made = dataclasses.replace(case, shape=x.shape, generator={"kind": "precompile"}, own_values=None)
+            with np.errstate(all="ignore"):
+                expected = expected_for(made, x)[0]
+            start = time.perf_counter()
+            verifier.check(made, x, device_output(expected))
+            out(f"  {case.op} {case.dtype} {case.params}: {time.perf_counter() - start:.1f} s")
+    seconds = time.perf_counter() - began
+    out(f"compiled the loops of {len(chosen)} operator, type and parameter sets in {seconds:.1f} s")
+    return seconds

@@ -1,0 +1,124 @@
+"""`conformance compile` builds, ahead of a run, every compiled loop the run verifies with.
+
+Each process below has its own numba cache directory (NUMBA_CACHE_DIR): the first compiles the loops
+for a case file, the second verifies a slice of that sweep with a device that gets elements wrong
+(every path: reference, comparison, bad-element statistics, the fused d3d intervals) and counts the
+loops numba had to compile rather than load.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from needs import missing
+
+from conformance.caseset.caseload import load_paths
+from conformance.judge import fast_kernels, precompile
+
+SWEEP = textwrap.dedent("""\
+    operator: ELEMENT_WISE_CLIP
+    groups:
+      - dtypes: [float32]
+        shapes: [auto]
+        params: {Min: -1.5, Max: 2.0}
+        inputs:
+          - {kind: exhaustive_float32, start: 0x3f000000, stop: 0x40400000, step: 8}
+    """)
+
+# A slice of the sweep verified with the compiled loops against a device one ULP off on every other
+# element; prints the loops compiled in this process (numba cache misses) and those loaded.
+VERIFY = textwrap.dedent("""\
+    import json, sys
+    import numpy as np
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset import inputs
+    from conformance.judge import fast, fast_kernels, fast_intervals_jit, fused_intervals
+    from conformance.judge.expected import expected_for
+    kernels = fast_kernels.load()
+    case = load_paths([sys.argv[1]])[0]
+    x = inputs.streamed_input("exhaustive_float32", 0x3f000000, 8, 1 << 20)
+    expected = expected_for(case, x)[0]
+    actual = expected.copy()
+    actual.view(np.uint32)[::2] += 1
+    with fast.Verifier(jobs=2, kernel="always") as verifier:
+        verifier.check(case, x, actual)
+    dispatchers = [f for m in (kernels, fast_intervals_jit, fused_intervals) for f in vars(m).values()
+                   if hasattr(f, "stats") and hasattr(f.stats, "cache_misses")]
+    dispatchers += list(fused_intervals._COMPILED.values())
+    print(json.dumps({"compiled": sum(sum(d.stats.cache_misses.values()) for d in dispatchers),
+                      "loaded": sum(sum(d.stats.cache_hits.values()) for d in dispatchers)}))
+    """)
+
+
+@pytest.fixture(autouse=True)
+def numba():
+    if not fast_kernels.AVAILABLE:
+        missing("numba is not installed (a dependency: scripts/setup.sh installs it)")
+
+
+def _run(args, cache, cwd):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_a_run_after_compile_loads_every_loop_and_compiles_none(tmp_path):
+    sweep = tmp_path / "clip.yaml"
+    sweep.write_text(SWEEP)
+    verify = tmp_path / "verify.py"
+    verify.write_text(VERIFY)
+    cold, warm = tmp_path / "cold", tmp_path / "warm"
+    out = _run(["-m", "conformance", "compile", str(sweep)], warm, tmp_path)
+    assert "compiled the loops of 1 operator, type and parameter sets" in out, out
+    without = json.loads(_run([str(verify), str(sweep)], cold, tmp_path).splitlines()[-1])
+    after = json.loads(_run([str(verify), str(sweep)], warm, tmp_path).splitlines()[-1])
+    assert without["compiled"] > 0, without  # the check is able to see a compile
+    assert after == {"compiled": 0, "loaded": without["compiled"]}, (without, after)
+
+
+def test_kinds_are_one_per_operator_type_and_parameters(tmp_path):
+    path = tmp_path / "cases.yaml"
+    path.write_text(textwrap.dedent("""\
+        operator: ACTIVATION_CELU
+        groups:
+          - dtypes: [float32, float16]
+            shapes: [[4], [2, 3], [5, 1, 2]]
+            params:
+              Alpha: [1.0, 2.0]
+            inputs:
+              - {kind: uniform, low: -2, high: 2}
+        """))
+    cases = load_paths([str(path)])
+    chosen = precompile.kinds(cases)
+    assert len(cases) == 12
+    assert sorted((c.dtype, c.params["Alpha"]) for c in chosen) == [
+        ("float16", 1.0), ("float16", 2.0), ("float32", 1.0), ("float32", 2.0)]
+
+
+def test_integer_and_non_elementwise_cases_need_no_loops(tmp_path):
+    path = tmp_path / "cases.yaml"
+    path.write_text(textwrap.dedent("""\
+        operator: ELEMENT_WISE_ABS
+        groups:
+          - dtypes: [int32, float32]
+            shapes: [[4]]
+            inputs:
+              - {kind: uniform, low: -2, high: 2}
+        """))
+    assert [c.dtype for c in precompile.kinds(load_paths([str(path)]))] == ["float32"]
+
+
+def test_the_made_up_device_takes_every_path():
+    x = precompile.sample("float32")
+    expected = x.copy()
+    actual = precompile.device_output(expected)
+    bits, want = actual.view("uint32").astype("int64"), expected.view("uint32").astype("int64")
+    finite = (x == x) & (abs(x) != float("inf"))
+    assert (bits - want == 1)[finite].sum() > len(x) // 4  # one ULP off
+    assert (actual != actual).sum() > (x != x).sum()  # NaN where a number is due
+    subnormal = (x != 0) & (abs(x) < 1.1754944e-38)
+    assert subnormal.any() and (actual[subnormal] == 0).all()  # flushed
+    assert (bits == want).sum() > len(x) // 2  # exact
