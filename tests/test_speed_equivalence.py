@@ -267,6 +267,23 @@ def test_compiled_intervals_equal_the_numpy_ones(op, params):
         assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)), op
 
 
+@pytest.mark.parametrize("near_zero", [0.0, 0.1, 0.3, 1.0])
+def test_compiled_exp2_intervals_equal_the_numpy_ones_however_many_arguments_are_near_zero(near_zero):
+    """exp2's near-one end reads np.expm1 of some elements (0 < |a| < 2**-10) or of all: the same bits
+    as intervals.interval whatever their share in a block."""
+    from conformance.judge import fused_intervals
+    fast_kernels.load()
+    rng = np.random.default_rng(7)
+    n = 3 * (1 << 16) + 5  # across blocks
+    tiny = rng.random(n) < near_zero
+    x = np.where(tiny, -rng.random(n) * 2.0 ** -12, -0.5 - rng.random(n) * 8).astype(np.float32)
+    judge = interval_judge(make_case("ACTIVATION_CELU", {"Alpha": 1.0}, "float32", (1,)))
+    with np.errstate(all="ignore"):
+        expected = oracle.evaluate("ACTIVATION_CELU", x, "float32", Alpha=1.0)
+    for a, b in zip(fused_intervals.bounds(judge, x, expected), judge.bounds(x, expected)):
+        assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
+
+
 def every_element_fails(expected, x):
     """name -> an output with no element the exactly rounded value: zeros where the exact
     value is a subnormal (an allowed flush, still judged against its interval), one ULP up,

@@ -290,10 +290,14 @@ def near_zero(a, positions):
 
 
 def _near_zero_expm1(a):
-    """np.expm1(a * ln 2) where exp2_rest reads it, zero elsewhere: the same values there as the
-    whole array's (the function is element-wise), at a fraction of the cost."""
+    """np.expm1(a * ln 2) where exp2_rest reads it (elsewhere zero, or the whole array's value where
+    most elements are read): the same values there as the whole array's (the function is element-wise)."""
     positions = np.empty(a.shape[0], np.int64)
-    where = positions[:near_zero(a, positions)]
+    count = near_zero(a, positions)
+    if count > a.shape[0] // 4:  # most of them (a sweep's tiny inputs): gathering costs more than it saves
+        out = np.multiply(a, np.log(2.0))
+        return np.expm1(out, out=out)
+    where = positions[:count]
     out = np.zeros_like(a)
     if where.size:
         out[where] = np.expm1(a[where] * np.log(2.0))
