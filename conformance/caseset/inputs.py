@@ -74,28 +74,45 @@ def chunk_patterns(generator: dict, offset: int, count: int) -> range:
     return bit_range(generator)[offset:offset + count]
 
 
-def streamed_input(kind: str, first: int, step: int, count: int, position: int = 0) -> np.ndarray:
+def streamed_input(kind: str, first: int, step: int, count: int, position: int = 0, out=None) -> np.ndarray:
     """Input `position` of a streamed chunk whose bit patterns (pair indices) are first, first + step,
     ... (count of them): made here for the harness and, from the same numbers, in a worker
     (conformance.dmldirect). exhaustive_float32: the float32 of each pattern; exhaustive_float16_pairs:
-    the float16 of its high half (A, position 0) or low half (B, position 1)."""
-    bits = bit_patterns(first, step, count).view(np.uint32)
+    the float16 of its high half (A, position 0) or low half (B, position 1). out: count 32-bit
+    elements of memory to make it in (the float32 input itself; for pairs, scratch), so that a caller
+    making chunk after chunk touches no new memory."""
+    if kind != "exhaustive_float32" and (kind != PAIRS or position not in (0, 1)):
+        raise ValueError(f"{kind} has no streamed input {position}")
+    bits = bit_patterns(first, step, count, out).view(np.uint32)
     if kind == "exhaustive_float32":
         return bits.view(np.float32)
-    if kind != PAIRS or position not in (0, 1):
-        raise ValueError(f"{kind} has no streamed input {position}")
-    half = bits >> np.uint32(16) if position == 0 else bits & np.uint32(0xFFFF)
+    half = np.right_shift(bits, np.uint32(16), out=bits) if position == 0 else \
+        np.bitwise_and(bits, np.uint32(0xFFFF), out=bits)
     return half.astype(np.uint16).view(np.float16)
 
 
-def bit_patterns(first: int, step: int, count: int) -> np.ndarray:
-    """float32 of the bit patterns first, first + step, ... (count of them)."""
+def bit_patterns(first: int, step: int, count: int, out=None) -> np.ndarray:
+    """float32 of the bit patterns first, first + step, ... (count of them), into out (count 32-bit
+    elements) if given: one pass over a cached 0, step, 2 * step, ... (a sweep's chunks share it)."""
     # first + i * step stays below 2**32, so uint32 arithmetic is exact
-    bits = np.arange(count, dtype=np.uint32)
-    if step != 1:
-        bits *= np.uint32(step)
-    bits += np.uint32(first)
+    bits = np.add(_offsets(step, count), np.uint32(first), out=None if out is None else out.view(np.uint32))
     return bits.view(np.float32)
+
+
+_OFFSETS = {}
+
+
+def _offsets(step: int, count: int) -> np.ndarray:
+    key = (step, count)
+    offsets = _OFFSETS.get(key)
+    if offsets is None:
+        offsets = np.arange(count, dtype=np.uint32)
+        if step != 1:
+            offsets *= np.uint32(step)
+        if len(_OFFSETS) >= 4:
+            _OFFSETS.clear()
+        _OFFSETS[key] = offsets
+    return offsets
 
 
 def float_specials(dtype: str) -> list:

@@ -20,22 +20,38 @@ class Pipeline:
         self.verifier, self.backend = verifier, backend
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="verify-chunk")
         self._pending = None
-        self.times = {"input": [], "round_trip": [], "verify": [], "waited": []}
+        self.times = {"input": [], "input_waited": [], "round_trip": [], "verify": [], "waited": []}
         self.worker = {}  # the backend's last_timing parts, per chunk
         self.elements = 0
         self.started = time.perf_counter()
 
     def timed_chunks(self, pieces):
-        """pieces (offset, x), timing how long each took to make."""
-        while True:
+        """pieces (offset, x), each made on a thread of its own while the caller runs the one before
+        through the backend (numpy releases the GIL); times how long each took to make, and how long
+        the caller waited for it."""
+        def make():
             began = time.perf_counter()
             try:
-                offset, x = next(pieces)
+                piece = next(pieces)
             except StopIteration:
-                return
+                return None
             self.times["input"].append(time.perf_counter() - began)
-            self.elements += operands.size(x)
-            yield offset, x
+            return piece
+
+        maker = ThreadPoolExecutor(1, thread_name_prefix="make-chunk")
+        try:
+            upcoming = maker.submit(make)
+            while True:
+                began = time.perf_counter()
+                piece = upcoming.result()
+                self.times["input_waited"].append(time.perf_counter() - began)
+                if piece is None:
+                    return
+                upcoming = maker.submit(make)
+                self.elements += operands.size(piece[1])
+                yield piece
+        finally:
+            maker.shutdown(wait=True, cancel_futures=True)
 
     def ran(self, seconds: float):
         self.times["round_trip"].append(seconds)
@@ -80,7 +96,8 @@ class Pipeline:
                      f"{ms(worker.get('inputs'))}, outputs {ms(worker.get('outputs'))}; transfer {ms(transfer)}]")
         jobs = getattr(self.verifier, "jobs", "?")
         return (f"stream {name}: {chunks} chunk(s), {self.elements:,} elements in {wall:.1f} s "
-                f"({self.elements / max(wall, 1e-9) / 1e6:,.0f} M/s); per chunk, median ms: input {ms(self.times['input'])}, "
+                f"({self.elements / max(wall, 1e-9) / 1e6:,.0f} M/s); per chunk, median ms: input {ms(self.times['input'])} "
+                f"(waited for {ms(self.times['input_waited'])}), "
                 f"backend {ms(self.times['round_trip'])}{parts}, verification {ms(self.times['verify'])} "
                 f"on {jobs} thread(s), backend waited for it {ms(self.times['waited'])}; in all: backend "
                 f"{sum(self.times['round_trip']):.1f} s, verification {sum(self.times['verify']):.1f} s")
