@@ -10,7 +10,7 @@ from conformance.caseset import inputs
 from conformance.caseset.case import Case
 from conformance.caseset.caseload import CaseFileError, load_file, load_paths
 from conformance.cli.command import main
-from conformance.run import runner
+from conformance.run import runner, streamtime
 from conformance.run.results import ResultsWriter
 
 SWEEPS = runner.__file__.rsplit("/", 3)[0] + "/sweeps"
@@ -86,10 +86,11 @@ def whole_tensor_record(case, backend):
 @pytest.mark.parametrize("device", ["cpu", "python:oracle:evaluate", "python:faults:flush_denormals",
                                     "python:faults:off_by_tolerance", "python:faults:swallow_nan",
                                     "python:faults:all_zeros"])
-@pytest.mark.parametrize("jobs,accelerate", [(1, False), (1, True), (3, True)])
+@pytest.mark.parametrize("jobs,accelerate,depth", [(1, False, 4), (1, True, 1), (3, True, 1), (3, True, 4)])
 def test_streamed_record_equals_the_whole_tensor_judged_at_once(write_case_file, monkeypatch, device, jobs,
-                                                                 accelerate):
+                                                                 accelerate, depth):
     monkeypatch.setattr(runner, "STREAM_CHUNK", 40_000)  # several chunks and a ragged last one
+    monkeypatch.setattr(streamtime, "DEPTH", depth)  # chunks whose verification is under way at once
     monkeypatch.setattr(Case, "make_input", lambda self: pytest.fail("a streamed case was materialised"))
     cases = sweep_cases(write_case_file)
     backend = create(device)

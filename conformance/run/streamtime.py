@@ -8,6 +8,7 @@ backend's round trip (for a worker backend also the worker's own parts: `execute
 upload, dispatch and readback; `inputs`/`outputs`, the worker's copies; the rest is the transfer),
 the verification, and how long the backend side waited for the verification.
 """
+import collections
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,11 +16,19 @@ from concurrent.futures import ThreadPoolExecutor
 from conformance.caseset import operands
 
 
+DEPTH = 4  # chunks whose verification may be under way at once (a slow chunk does not stall the device)
+
+
 class Pipeline:
-    def __init__(self, verifier, backend):
+    def __init__(self, verifier, backend, depth=None):
         self.verifier, self.backend = verifier, backend
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="verify-chunk")
-        self._pending = None
+        self.depth = max(1, int(DEPTH if depth is None else depth))
+        # One thread starts each chunk's verification (Verifier.submit: the threads take it from there),
+        # another finishes them in order (adds each to the tally): the tally adds the chunks in order.
+        self._starter = ThreadPoolExecutor(1, thread_name_prefix="verify-start")
+        self._finisher = ThreadPoolExecutor(1, thread_name_prefix="verify-chunk")
+        self._pending = collections.deque()
+        self._last_done = 0.0  # when the finisher added the last chunk
         self.times = {"input": [], "input_waited": [], "round_trip": [], "verify": [], "waited": []}
         self.worker = {}  # the backend's last_timing parts, per chunk
         self.elements = 0
@@ -60,28 +69,36 @@ class Pipeline:
                 self.worker.setdefault(key, []).append(float(value))
 
     def submit(self, tally, case, x, actual, offset):
-        self.wait()
-        verifier = self.verifier
+        """Start verifying a chunk; waits first while `depth` chunks are under way."""
+        while len(self._pending) >= self.depth:
+            self._finish_oldest()
+        began = time.perf_counter()
+        started = self._starter.submit(self.verifier.submit, tally, case, x, actual, offset)
 
-        def verify():
-            began = time.perf_counter()
-            verifier.submit(tally, case, x, actual, offset)()
-            return time.perf_counter() - began
-        self._pending = self._thread.submit(verify)
+        def finish():  # on the finisher thread, chunk after chunk
+            started.result()()
+            done = time.perf_counter()
+            seconds, self._last_done = done - max(began, self._last_done), done
+            return seconds
+        self._pending.append(self._finisher.submit(finish))
+
+    def _finish_oldest(self):
+        began = time.perf_counter()
+        seconds = self._pending.popleft().result()
+        self.times["waited"].append(time.perf_counter() - began)
+        self.times["verify"].append(seconds)
 
     def wait(self):
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            began = time.perf_counter()
-            seconds = pending.result()
-            self.times["waited"].append(time.perf_counter() - began)
-            self.times["verify"].append(seconds)
+        """Every chunk submitted, verified and added."""
+        while self._pending:
+            self._finish_oldest()
 
     def close(self):
         try:
             self.wait()
         finally:
-            self._thread.shutdown(wait=True)
+            self._starter.shutdown(wait=True)
+            self._finisher.shutdown(wait=True)
 
     def summary(self, name: str) -> str:
         def ms(values):
