@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from conformance.caseset import operands
 
 
-DEPTH = 4  # chunks whose verification may be under way at once (a slow chunk does not stall the device)
+DEPTH = 1  # chunks whose verification may be under way at once (4 was slower on the H100: docs/performance.md)
 
 
 class Pipeline:
