@@ -284,6 +284,24 @@ def test_compiled_exp2_intervals_equal_the_numpy_ones_however_many_arguments_are
         assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
 
 
+def test_compiled_log2_step_equals_the_numpy_one_on_every_kind_of_float64():
+    """The log2 step alone, on interval ends a formula's float32 inputs never give (float64 subnormals,
+    powers of two across the whole float64 range, NaN ends of empty sets), points and ranges."""
+    from conformance.judge import fast_intervals_jit as fij
+    from conformance.judge.intervals import FLOAT32, Evaluator, Values
+    rng = np.random.default_rng(3)
+    ends = np.concatenate([[0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, 1.0, 2.0, 5e-324, 1e-310, 2.0 ** -1030, -4.0],
+                           np.exp2(rng.uniform(-1074, 1023, 500)), np.exp2(np.round(rng.uniform(-1074, 1023, 200)))])
+    n = ends.size
+    for lo, hi in ((ends, ends.copy()), (ends * 0.99, ends)):
+        for num in (np.ones(n, bool), rng.random(n) < 0.5):
+            v = Values(lo, hi, num, rng.random(n) < 0.3)
+            mine, theirs = fij.Evaluator()._log2(v), Evaluator(FLOAT32)._log2(v)
+            for field in ("lo", "hi", "num", "nan"):
+                a, b = np.asarray(getattr(mine, field)), np.asarray(getattr(theirs, field))
+                assert np.array_equal(a.view(np.uint8), b.view(np.uint8)), field
+
+
 def every_element_fails(expected, x):
     """name -> an output with no element the exactly rounded value: zeros where the exact
     value is a subnormal (an allowed flush, still judged against its interval), one ULP up,

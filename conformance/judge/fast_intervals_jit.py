@@ -2,10 +2,10 @@
 
 One-element helpers (enclosed, add1, mul1, min_max1, flush_lo/hi, minimum, maximum) that the
 generated loops of fused_intervals call, and `Evaluator`, intervals.Evaluator for the FLOAT32
-format with `_flush`, `_enclose`, `_add`, `_mul`, `_min`, `_max` and `_exp2` each one compiled
+format with `_flush`, `_enclose`, `_add`, `_mul`, `_min`, `_max`, `_exp2` and `_log2` each one compiled
 pass doing the numpy version's operations in its order (no fast-math): fused_intervals runs the
 primitives that call a library function (exp2, log2, ...) through it, on whole arrays. The
-transcendental values themselves (np.exp2, np.expm1) come from numpy, as in the numpy version;
+transcendental values themselves (np.exp2, np.expm1, np.log2) come from numpy, as in the numpy version;
 np.expm1 only where it is read. Rounding to float32 never uses a float32 operation (_near32): the
 processor's slow path for subnormals stays out of the loops.
 
@@ -232,6 +232,33 @@ def exp2_rest(a_lo, a_hi, a_num, power_lo, power_hi, near_lo, near_hi, error, ou
         _store(lo, hi, a_num[i], out_lo, out_hi, i)
 
 
+@numba.njit(inline="always")
+def _power_of_two(v):
+    """intervals._power_of_two (np.frexp's mantissa is +-0.5) of one element, on its bits."""
+    bits = float_bits(v) & 0x7FFFFFFFFFFFFFFF
+    exponent, mantissa = bits >> 52, bits & 0xFFFFFFFFFFFFF
+    normal = (exponent != 0) & (exponent != 0x7FF) & (mantissa == 0)
+    return normal | ((exponent == 0) & (mantissa != 0) & ((mantissa & (mantissa - 1)) == 0))
+
+
+@numba.njit(inline="always")
+def _log2_end(v, exact, error, side):
+    """intervals.Evaluator._log2_end of one element: exact = np.log2(v)."""
+    slack = abs(exact) * (0.0 if _power_of_two(v) else SLACK)
+    spread = (error if (v >= 0.5) & (v <= 2.0) else abs(exact) * error) + slack
+    return exact + side * spread if np.isfinite(exact) else exact
+
+
+@numba.njit(**JIT)
+def log2_rest(a_lo, a_hi, a_num, a_nan, v_lo, v_hi, exact_lo, exact_hi, error, out_lo, out_hi, out_num, out_nan):
+    for i in range(a_lo.shape[0]):
+        out_nan[i] = a_nan[i] | (a_num[i] & (a_lo[i] < 0))
+        out_num[i] = a_num[i] & (a_hi[i] >= 0)
+        lo = _log2_end(v_lo[i], exact_lo[i], error, -1.0)
+        hi = _log2_end(v_hi[i], exact_hi[i], error, 1.0)
+        _store(lo, hi, out_num[i], out_lo, out_hi, i)
+
+
 class Evaluator(intervals.Evaluator):
     """intervals.Evaluator(FLOAT32), compiled where it matters (same values, same order)."""
 
@@ -277,6 +304,16 @@ class Evaluator(intervals.Evaluator):
         exp2_rest(lo, hi, _bool(a.num), power_lo, power_hi, near_lo, near_hi, self.fmt.transcendental,
                   out_lo, out_hi)
         return Values(out_lo, out_hi, a.num, a.nan)
+
+    def _log2(self, a):
+        lo, hi, num, nan = _fields(a)
+        with np.errstate(all="ignore"):
+            v_lo, v_hi = np.maximum(lo, 0.0), np.maximum(hi, 0.0)
+            exact_lo, exact_hi = np.log2(v_lo), np.log2(v_hi)
+        out = Values(np.empty_like(lo), np.empty_like(hi), np.empty_like(num), np.empty_like(nan))
+        log2_rest(lo, hi, num, nan, v_lo, v_hi, exact_lo, exact_hi, self.fmt.transcendental,
+                  out.lo, out.hi, out.num, out.nan)
+        return out
 
 
 @numba.njit(**JIT)
