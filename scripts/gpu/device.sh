@@ -20,6 +20,8 @@
 #                                                          runs them, in process: --backend dml; WINDOWS_HARNESS=pieces:
 #                                                          in pieces, scripts/windows_harness/run_in_pieces.py,
 #                                                          PIECES_JOBS (default nproc) at once, PIECES_BY op|family)
+#   bash scripts/gpu/device.sh bench                       the GPU figures: the four float32 sweeps (dml-direct) and
+#                                                          the default cases (dml-wine), then one table
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
@@ -442,6 +444,22 @@ cmd_releases() {
     done
 }
 
+cmd_bench() {
+    # The GPU figures of issue 16, in one command after setup: the four seed operators' exhaustive
+    # float32 sweeps through dml-direct on every core (each stopped at BENCH_LIMIT s, default 120),
+    # and the default cases through dml-wine (the worker's peak memory), then one table
+    # (scripts/gpu/bench_table.py) of what the results files say.
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    local out=${OUT:-$G/out} op
+    for op in activation_celu activation_scaled_elu element_wise_constant_pow element_wise_clip; do
+        RUN_LIMIT=${BENCH_LIMIT:-120} cmd_run "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
+            --backend dml-direct --jobs "$(nproc)" >/dev/null || true
+    done
+    RUN_LIMIT=${BENCH_LIMIT_CASES:-300} cmd_run bench-cases-dml-wine -- cases --backend dml-wine \
+        --feature-level 6_4 >/dev/null || true
+    "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$out"/bench-*.jsonl
+}
+
 cmd_windows_setup() {
     [ -f "$G/env.sh" ] || fail "run setup first"
     [ -d "$R/opt/windows-harness/wheels" ] || fail "the bundle carries no Windows harness wheels (rebuild it)"
@@ -477,6 +495,7 @@ case $verb in
     setup) cmd_setup "$@" ;;
     run) cmd_run "$@" ;;
     releases) cmd_releases "$@" ;;
+    bench) cmd_bench "$@" ;;
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
     *) sed -n '2,24p' "$0"; exit 2 ;;
