@@ -49,13 +49,15 @@ def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: 
     return compare_group([(x, expected, actual, tolerance, flush_allowed, zero_results, reference)], judge)[0]
 
 
-def compare_group(items, judge=None) -> list:
+def compare_group(items, judge=None, ulp=None) -> list:
     """[compare(*item, judge=judge) for item in items]: items (x, expected, actual, tolerance,
     flush_allowed, zero_results, reference) of one judge (one operator, type, parameter set and NaN
     rule). The elements of every item that differ from the exactly rounded value get their
     intervals in one judge.elements call: its fixed cost, not its arithmetic, is what a small
-    case spends."""
-    results = [_compare_ulp(*item) for item in items]
+    case spends. ulp: per item, the Comparison without its d3d figures where the caller has
+    it already (an item with no element out of tolerance, summarised), or None."""
+    results = [_compare_ulp(*item) if known is None else known
+               for item, known in zip(items, ulp or [None] * len(items))]
     if judge is None:
         return results
     judged = [(result, _Differing(x, np.asarray(expected), np.asarray(actual), reference))

@@ -398,36 +398,43 @@ class Verifier:
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         x = np.concatenate(flat_x)
         actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
-        tolerance = 0  # any element off the exactly rounded value has its interval judged in full
         is_float = np.dtype(cases[0].dtype).kind == "f"
         with np.errstate(all="ignore"):
             reference = self._reference_function(cases[0])(x)
             expected = oracle.round_to(reference, cases[0].dtype)
+            nan_mismatch = False
             if is_float:  # as compare.compare: NaN against NaN is no distance, against a number a mismatch
                 e_nan, a_nan = np.isnan(expected), np.isnan(actual)
                 distance = np.where(e_nan | a_nan, 0, ulp_distance(expected, actual))
-                wrong = (distance > tolerance) | (e_nan != a_nan)
+                nan_mismatch = e_nan != a_nan
                 error = np.abs(fractional_ulp_error(reference, actual, expected.dtype))
                 fraction = np.maximum.reduceat(np.where(np.isfinite(error), error, 0.0), starts)
             else:
                 distance = ulp_distance(expected, actual)
-                wrong = distance > tolerance
-            bad = np.add.reduceat(wrong.astype(np.int64), starts)
+            # off the exactly rounded value: its interval is judged; out of the case's tolerance: the
+            # full analysis (flushing, worst elements); else the figures here are compare's ULP figures
+            differs = np.add.reduceat(((distance > 0) | nan_mismatch).astype(np.int64), starts)
+            tolerances = np.repeat([case.tolerance for case in cases], sizes)
+            over = np.add.reduceat(((distance > tolerances) | nan_mismatch).astype(np.int64), starts)
             max_distance = np.maximum.reduceat(distance, starts)
         lengths = bin_index(distance)
         owner = np.repeat(np.arange(len(members)), sizes)
         bins = HISTOGRAM_BINS
         histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
-        pending = []
+        pending, known = [], []
         for k, number in enumerate(members):
-            if bad[k]:
+            summary = None
+            if not over[k]:
+                tally = Tally(np.shape(items[number][1]), cases[k].dtype)
+                tally.add_fast(int(sizes[k]), int(max_distance[k]),
+                               int(np.float64(fraction[k]).view(np.int64)) if is_float else None, histograms[k])
+                summary = tally.result()
+            if differs[k]:
                 pending.append((number, slice(starts[k], starts[k] + sizes[k])))
-                continue
-            tally = Tally(np.shape(items[number][1]), cases[k].dtype)
-            tally.add_fast(int(sizes[k]), int(max_distance[k]),
-                           int(np.float64(fraction[k]).view(np.int64)) if is_float else None, histograms[k])
-            results[number] = tally.result()
-        self._compare_pending(items, pending, expected, reference if is_float else None, results)
+                known.append(summary)
+            else:
+                results[number] = summary
+        self._compare_pending(items, pending, expected, reference if is_float else None, results, known)
 
     def _groups_several(self, case, x, actual) -> bool:
         """A small case of several inputs that check_many verifies with others of its key."""
@@ -457,10 +464,10 @@ class Verifier:
                 pending.append((number, part))
         self._compare_pending(items, pending, expected, reference if float_reference else None, results)
 
-    def _compare_pending(self, items, pending, expected, reference, results):
+    def _compare_pending(self, items, pending, expected, reference, results, known=None):
         """compare.compare_group of the pending (item number, slice of the group's concatenation) of
         one key into results; expected and reference: the group's, concatenated (reference None
-        where the comparison takes none)."""
+        where the comparison takes none); known: compare_group's ulp."""
         if not pending:
             return
         case = items[pending[0][0]][0]
@@ -471,7 +478,7 @@ class Verifier:
             compared.append((x, expected[part].reshape(shape), actual, item_case.tolerance,
                              item_case.flush_allowed, self.zeros(item_case),
                              None if reference is None else reference[part].reshape(shape)))
-        for (number, _), result in zip(pending, compare_group(compared, interval_judge(case))):
+        for (number, _), result in zip(pending, compare_group(compared, interval_judge(case), known)):
             results[number] = result
 
     def _small(self, case, x, actual) -> Comparison:
