@@ -42,9 +42,10 @@ def make_case(op, params, dtype, shape, tolerance=2, flush_allowed=True, nan_rul
 
 
 def plain(case, x, actual):
+    """runner.judge's comparison without a Verifier (the reference only for a float input type)."""
     expected, reference, zeros = runner.expected_for(case, x)
-    return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference,
-                   interval_judge(case))
+    return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
+                   reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))
 
 
 def tensor(dtype, shape, seed):
@@ -328,3 +329,78 @@ def test_every_element_failing_gives_the_plain_comparison(op, params):
             expected, _, _ = runner.expected_for(case, x)
             for name, actual in every_element_fails(expected, x).items():
                 assert_same(verifier.check(case, x, actual), plain(case, x, actual)), name
+
+
+def test_bad_cases_of_one_group_keep_their_own_worst_elements_and_bounds(monkeypatch):
+    """check_many judges the differing elements of a group's bad cases in one interval evaluation
+    (compare.compare_group): each case keeps its own figures, worst elements and their bounds."""
+    monkeypatch.setattr(fast_kernels, "loaded", lambda: False)
+    rng = np.random.default_rng(5)
+    items = []
+    for number in range(8):
+        shape = [(9,), (4, 6), (3, 2, 5), (17,)][number % 4]
+        case = make_case("ACTIVATION_CELU", {"Alpha": 1.0}, "float32", shape, tolerance=number // 4)
+        x = tensor("float32", shape, seed=100 + number)
+        expected, _, _ = runner.expected_for(case, x)
+        actual = expected.copy()
+        flat = actual.reshape(-1)
+        picks = rng.choice(flat.size, size=3, replace=False)
+        if number % 4 == 1:  # a few negative elements 1 ULP off (the exp's error): inside their intervals
+            negative = np.flatnonzero((x.reshape(-1) < -0.1) & (x.reshape(-1) > -5))
+            picks = rng.choice(negative, size=min(3, negative.size), replace=False)
+            flat[picks] = np.nextafter(flat[picks], np.float32(np.inf))
+        elif number % 4 == 2:  # far off at other places: outside
+            flat[picks] = flat[picks] * np.float32(3.0) + np.float32(1.0)
+        elif number % 4 == 3:
+            flat[picks[:1]] = np.nan
+        items.append((case, x, actual))
+    with fast.Verifier(kernel="never") as verifier:
+        together = verifier.check_many(items)
+    for (case, x, actual), result in zip(items, together):
+        assert_same(result, plain(case, x, actual))
+    failing = [r for r in together if r.d3d["worst"]]
+    assert len(failing) >= 2 and len({tuple(r.d3d["worst"][0]["index"]) for r in failing}) >= 2
+    assert any(r.passed_under("d3d") and not r.passed for r in together)  # differing, inside
+    assert any(item["lo"] is not None for r in together for item in r.worst)
+
+
+def _wrong(expected, rng, how):
+    """expected with a few elements changed: "exact", "near" (one step), "far", "nan"."""
+    actual = expected.copy()
+    flat = actual.reshape(-1)
+    if how == "exact" or not flat.size:
+        return actual
+    picks = rng.choice(flat.size, size=min(3, flat.size), replace=False)
+    with np.errstate(over="ignore"):  # the largest values step or scale to infinity, as a device's may
+        if expected.dtype.kind != "f":
+            flat[picks] = flat[picks] ^ np.array(1, dtype=flat.dtype)
+        elif how == "near":
+            flat[picks] = np.nextafter(flat[picks], np.array(np.inf, dtype=flat.dtype))
+        elif how == "far":
+            flat[picks] = flat[picks] * flat.dtype.type(3) + flat.dtype.type(1)
+        else:
+            flat[picks[:1]] = np.nan
+    return actual
+
+
+def test_several_input_cases_verified_together_equal_each_verified_alone():
+    """check_many verifies a key's several-input cases with one oracle call over their inputs
+    broadcast to the output's shape and concatenated; exact, near, far and NaN outputs of cases
+    with and without broadcast inputs, float, integer and boolean outputs, equal the plain path."""
+    from conformance.caseset.caseload import load_paths
+    rng = np.random.default_rng(9)
+    ops = {"ELEMENT_WISE_POW", "ELEMENT_WISE_ADD", "ELEMENT_WISE_LOGICAL_GREATER_THAN",
+           "ELEMENT_WISE_DEQUANTIZE_LINEAR", "ELEMENT_WISE_IF"}
+    chosen = [c for c in load_paths() if c.op in ops and 0 < c.elements <= fast.SMALL and c.dtype != "float64"]
+    items = []
+    for number, case in enumerate(chosen):
+        x = case.make_input()
+        expected, _, _ = runner.expected_for(case, x)
+        items.append((case, x, _wrong(expected, rng, ("exact", "near", "far", "nan")[number % 4])))
+    assert any(np.shape(v) != items[k][2].shape for k, (_, x, _) in enumerate(items) for v in x)  # broadcast
+    with fast.Verifier() as verifier:
+        together = verifier.check_many(items)
+    for (case, x, actual), result in zip(items, together):
+        assert_same(result, plain(case, x, actual))
+    assert {r.passed for r in together} == {True, False}
+    assert any(r.d3d["worst"] and r.d3d["worst"][0]["lo"] != r.d3d["worst"][0]["hi"] for r in together)

@@ -20,6 +20,13 @@ def take(x, index):
     return tuple(v[index] for v in x) if several(x) else x[index]
 
 
+def join(parts):
+    """Flat inputs (each one array, or each a tuple of several) end to end, in order."""
+    if parts and several(parts[0]):
+        return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    return np.concatenate(parts)
+
+
 def is_subnormal(values) -> np.ndarray:
     """Where float values are subnormal (nonzero and below the smallest normal)."""
     values = np.asarray(values)
@@ -58,4 +65,4 @@ def size(x) -> int:
     if several(x):
         return int(np.prod(np.broadcast_shapes(*(np.shape(v) for v in x)), dtype=np.int64))
     return int(np.asarray(x).size)
-__all__ = ["several", "flat", "take", "is_subnormal", "subnormal", "flushed", "element", "size"]
+__all__ = ["several", "flat", "take", "join", "is_subnormal", "subnormal", "flushed", "element", "size"]

@@ -46,11 +46,27 @@ def compare(x: np.ndarray, expected: np.ndarray, actual: np.ndarray, tolerance: 
     oracle value, for the fractional ULP error (reported, not judged). judge: the
     case's judge.d3d.IntervalJudge, for the interval figures (None: not judged).
     """
-    result = _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference)
-    if judge is not None and result.problem is None:
-        result.d3d = interval_summary(judge, x, np.asarray(expected), np.asarray(actual), reference)
-        with_bounds(result.worst, judge, x, np.asarray(expected))
-    return result
+    return compare_group([(x, expected, actual, tolerance, flush_allowed, zero_results, reference)], judge)[0]
+
+
+def compare_group(items, judge=None, ulp=None) -> list:
+    """[compare(*item, judge=judge) for item in items]: items (x, expected, actual, tolerance,
+    flush_allowed, zero_results, reference) of one judge (one operator, type, parameter set and NaN
+    rule). The elements of every item that differ from the exactly rounded value get their
+    intervals in one judge.elements call: its fixed cost, not its arithmetic, is what a small
+    case spends. ulp: per item, the Comparison without its d3d figures where the caller has
+    it already (an item with no element out of tolerance, summarised), or None."""
+    results = [_compare_ulp(*item) if known is None else known
+               for item, known in zip(items, ulp or [None] * len(items))]
+    if judge is None:
+        return results
+    judged = [(result, _Differing(x, np.asarray(expected), np.asarray(actual), reference))
+              for result, (x, expected, actual, *_, reference) in zip(results, items) if result.problem is None]
+    verdicts = _elements(judge, [differing for _, differing in judged])
+    for (result, differing), verdict in zip(judged, verdicts):
+        result.d3d = _interval_summary(differing, verdict)
+        _with_bounds(result.worst, differing, verdict)
+    return results
 
 
 def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference) -> Comparison:
@@ -133,17 +149,38 @@ def empty_interval_summary() -> dict:
             "max_ratio": None, "worst": []}
 
 
-def interval_summary(judge, x, expected, actual, reference=None) -> dict:
-    """The d3d figures of flat-able x/expected/actual: the elements that differ from the exactly
-    rounded value are judged against their intervals (an identical element is inside)."""
-    shape = expected.shape
-    flat_x, flat_e, flat_a = operands.flat(x, shape), expected.reshape(-1), actual.reshape(-1)
-    where = np.flatnonzero(differing(flat_e, flat_a))
+class _Differing:
+    """The elements of flat-able x/expected/actual that differ from the exactly rounded value (an
+    identical element is inside its interval): the ones judged against their intervals."""
+
+    def __init__(self, x, expected, actual, reference):
+        self.shape = expected.shape
+        self.x, self.e, self.a = operands.flat(x, self.shape), expected.reshape(-1), actual.reshape(-1)
+        self.where = np.flatnonzero(differing(self.e, self.a))
+        self.reference = (self.e if reference is None else np.asarray(reference).reshape(-1))[self.where]
+
+
+def _elements(judge, groups) -> list:
+    """judge.elements of every group's differing elements in one call, split back by group (None
+    where a group has none)."""
+    sizes = [group.where.size for group in groups]
+    if not any(sizes):
+        return [None] * len(groups)
+    present = [group for group in groups if group.where.size]
+    verdicts = judge.elements(operands.join([operands.take(g.x, g.where) for g in present]),
+                              np.concatenate([g.e[g.where] for g in present]),
+                              np.concatenate([g.a[g.where] for g in present]),
+                              np.concatenate([g.reference for g in present]))
+    stops = np.cumsum(sizes)
+    return [verdicts.part(stop - size, stop) if size else None for size, stop in zip(sizes, stops)]
+
+
+def _interval_summary(group: _Differing, verdicts) -> dict:
+    """The d3d figures of one group's differing elements, from their verdicts."""
     summary = empty_interval_summary()
-    if not where.size:
+    if verdicts is None:
         return summary
-    ref = flat_e[where] if reference is None else np.asarray(reference).reshape(-1)[where]
-    verdicts = judge.elements(operands.take(flat_x, where), flat_e[where], flat_a[where], ref)
+    where, flat_x, flat_e, flat_a, shape = group.where, group.x, group.e, group.a, group.shape
     failed = verdicts.failed
     finite = np.isfinite(verdicts.ratio)
     summary.update(checked=int(where.size), failed=int(failed.sum()), outside=int(verdicts.outside.sum()),
@@ -165,15 +202,16 @@ def interval_summary(judge, x, expected, actual, reference=None) -> dict:
     return summary
 
 
-def with_bounds(worst: list, judge, x, expected):
-    """Add each worst element's interval [lo, hi] (computed for those few elements)."""
+def _with_bounds(worst: list, group: _Differing, verdicts):
+    """Add each worst element's interval [lo, hi] (None where it can only be NaN). A worst element
+    is out of tolerance, so it differs from the exactly rounded value: its bounds are in verdicts."""
     if not worst:
         return
-    shape = expected.shape
+    shape = group.shape
     flat = [int(np.ravel_multi_index(item["index"], shape)) if shape else 0 for item in worst]
-    lo, hi, num, _ = judge.bounds(operands.take(operands.flat(x, shape), flat), expected.reshape(-1)[flat])
-    for item, low, high, has in zip(worst, lo, hi, num):
-        item["lo"], item["hi"] = (jsonable(low), jsonable(high)) if has else (None, None)
+    for item, k in zip(worst, np.searchsorted(group.where, flat)):
+        item["lo"], item["hi"] = ((jsonable(verdicts.lo[k]), jsonable(verdicts.hi[k])) if verdicts.num[k]
+                                  else (None, None))
 
 
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):

@@ -13,7 +13,7 @@ Where the lowering gives NaN or an infinity the exact value is not (pow(+-0, 0) 
 exp2(0 * log2(0))), the device's value is accepted and counted as lowering-defined.
 Integer types and operators without a formula in primitives are exact: a zero-width interval.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -36,10 +36,15 @@ class ElementVerdicts:
     semantic: np.ndarray  # the explicit rule broken: 0 none, else an index into RULES
     lowering: np.ndarray  # accepted NaN or infinity where the exact value is not that
     ratio: np.ndarray  # |actual - midpoint| / half-width (inf: outside a zero-width interval)
+    num: np.ndarray  # the interval holds a number ([lo, hi] means something)
 
     @property
     def failed(self):
         return self.outside | (self.semantic != 0)
+
+    def part(self, start: int, stop: int) -> "ElementVerdicts":
+        """The verdicts of elements start..stop."""
+        return ElementVerdicts(*(getattr(self, f.name)[start:stop] for f in fields(self)))
 
 
 RULES = ("", "sign", "range", "float16 denormal flushed")
@@ -96,7 +101,7 @@ class IntervalJudge:
             inside = actual == expected
             ratio = np.where(inside, 0.0, np.inf)
             return ElementVerdicts(lo, hi, ~inside, np.zeros(actual.shape, dtype=np.int8),
-                                   np.zeros(actual.shape, dtype=bool), ratio)
+                                   np.zeros(actual.shape, dtype=bool), ratio, num)
         a = actual.astype(np.float64)
         a_nan = np.isnan(a)
         e = expected.astype(np.float64)
@@ -110,7 +115,7 @@ class IntervalJudge:
             ratio = np.where(half > 0, np.abs(a - middle) / np.where(half > 0, half, 1.0),
                              np.where(inside, 0.0, np.inf))
         ratio = np.where(a_nan | np.isinf(a) | ~np.isfinite(ratio), np.where(inside, 0.0, np.inf), ratio)
-        return ElementVerdicts(lo, hi, ~inside, semantic, lowering, ratio)
+        return ElementVerdicts(lo, hi, ~inside, semantic, lowering, ratio, num)
 
     def _semantic(self, x, e, a, reference):
         broken = np.zeros(a.shape, dtype=np.int8)

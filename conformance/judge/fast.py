@@ -5,10 +5,11 @@ The oracle stays oracle/<op>.py, in float64, rounded once; this layer decides
 (docs/performance.md tells the whole story, with figures):
 
 - small tensors (check_many): cases of one operator, type and parameter set
-  verified together, one oracle call over their concatenation; a case whose
-  output is the oracle's bit for bit needs no more; a case with an element off
-  the exactly rounded value goes through compare.compare (ULP figures and the
-  d3d interval of each such element);
+  verified together, one oracle call over their concatenation (several inputs:
+  each broadcast to the output's shape first); a case whose output is the
+  oracle's bit for bit needs no more; the cases with an element off the exactly
+  rounded value go through compare.compare_group (ULP figures per case, the d3d
+  intervals of all their differing elements in one evaluation);
 - large tensors: chunks of CHUNK elements, so that float64 buffers stay in the
   core's cache, shared out over `jobs` threads (numpy and the numba loops
   release the GIL), each chunk split by a compiled pass (fast_kernels) into
@@ -34,9 +35,10 @@ import numpy as np
 
 import oracle
 from conformance import specs
+from conformance.caseset import operands
 from conformance.judge import fast_analysis, fast_kernels
 from conformance.judge.compare import (HISTOGRAM_BINS, WORST_SHOWN, Comparison, bin_index, compare,
-                                       empty_interval_summary, histogram_bins)
+                                       compare_group, empty_interval_summary, histogram_bins)
 from conformance.judge.expected import expected_and_reference, interval_judge, zero_results
 from conformance.judge.ulp import fractional_ulp_error, ulp_distance
 
@@ -362,62 +364,124 @@ class Verifier:
     def check_many(self, items) -> list:
         """[(case, x, actual)] -> [Comparison], each what check(case, x, actual) gives.
 
-        Small float tensors of one operator, type and parameter set are verified together:
-        one oracle call and one numpy pass over their concatenation, split into per-case
-        figures (numpy's per-call cost, not the arithmetic, is what a small case spends). A
-        case with an element out of tolerance goes through check() alone for the full analysis.
+        Small cases of one operator, type and parameter set are verified together: one oracle
+        call over their concatenation (several inputs: each broadcast to the output's shape
+        first), split into per-case figures (numpy's per-call cost, not the arithmetic, is what
+        a small case spends). The cases with an element off the exactly rounded value go through
+        compare.compare_group: one interval evaluation for the group's differing elements.
         """
         results = [None] * len(items)
         groups = {}
         for number, (case, x, actual) in enumerate(items):
             x = x if isinstance(x, tuple) else np.asarray(x)
-            if (self._takes_small_path(case, x) and isinstance(actual, np.ndarray)
+            if isinstance(x, tuple) and self._groups_several(case, x, actual):
+                groups.setdefault((self._key(case), tuple(v.dtype.str for v in x)), []).append(number)
+            elif (not isinstance(x, tuple) and self._takes_small_path(case, x) and isinstance(actual, np.ndarray)
                     and actual.dtype == x.dtype == case.dtype and actual.shape == x.shape):
                 groups.setdefault(self._key(case), []).append(number)
             else:
                 results[number] = self.check(case, x, actual)
         for members in groups.values():
-            if len(members) == 1:
+            if isinstance(items[members[0]][1], tuple):
+                self._several_group(items, members, results)
+            elif len(members) == 1:
                 results[members[0]] = self.check(*items[members[0]])
-                continue
-            cases = [items[m][0] for m in members]
-            flat_x = [np.asarray(items[m][1]).reshape(-1) for m in members]
-            sizes = np.array([v.size for v in flat_x])
-            starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            x = np.concatenate(flat_x)
-            actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
-            tolerance = 0  # any element off the exactly rounded value has its interval judged in full
-            is_float = np.dtype(cases[0].dtype).kind == "f"
-            with np.errstate(all="ignore"):
-                reference = self._reference_function(cases[0])(x)
-                expected = oracle.round_to(reference, cases[0].dtype)
-                if is_float:  # as compare.compare: NaN against NaN is no distance, against a number a mismatch
-                    e_nan, a_nan = np.isnan(expected), np.isnan(actual)
-                    distance = np.where(e_nan | a_nan, 0, ulp_distance(expected, actual))
-                    wrong = (distance > tolerance) | (e_nan != a_nan)
-                    error = np.abs(fractional_ulp_error(reference, actual, expected.dtype))
-                    fraction = np.maximum.reduceat(np.where(np.isfinite(error), error, 0.0), starts)
-                else:
-                    distance = ulp_distance(expected, actual)
-                    wrong = distance > tolerance
-                bad = np.add.reduceat(wrong.astype(np.int64), starts)
-                max_distance = np.maximum.reduceat(distance, starts)
-            lengths = bin_index(distance)
-            owner = np.repeat(np.arange(len(members)), sizes)
-            bins = HISTOGRAM_BINS
-            histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
-            for k, number in enumerate(members):
-                case, case_x, case_actual = items[number]
-                if bad[k]:
-                    results[number] = self._small(case, np.asarray(case_x), case_actual, known_bad=True)
-                    continue
-                tally = Tally(np.shape(case_x), case.dtype)
-                tally.add_fast(int(sizes[k]), int(max_distance[k]),
-                               int(np.float64(fraction[k]).view(np.int64)) if is_float else None, histograms[k])
-                results[number] = tally.result()
+            else:
+                self._small_group(items, members, results)
         return results
 
-    def _small(self, case, x, actual, known_bad=False) -> Comparison:
+    def _small_group(self, items, members, results):
+        """check_many's one-input cases of one key (two or more) into results."""
+        cases = [items[m][0] for m in members]
+        flat_x = [np.asarray(items[m][1]).reshape(-1) for m in members]
+        sizes = np.array([v.size for v in flat_x])
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        x = np.concatenate(flat_x)
+        actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
+        is_float = np.dtype(cases[0].dtype).kind == "f"
+        with np.errstate(all="ignore"):
+            reference = self._reference_function(cases[0])(x)
+            expected = oracle.round_to(reference, cases[0].dtype)
+            nan_mismatch = False
+            if is_float:  # as compare.compare: NaN against NaN is no distance, against a number a mismatch
+                e_nan, a_nan = np.isnan(expected), np.isnan(actual)
+                distance = np.where(e_nan | a_nan, 0, ulp_distance(expected, actual))
+                nan_mismatch = e_nan != a_nan
+                error = np.abs(fractional_ulp_error(reference, actual, expected.dtype))
+                fraction = np.maximum.reduceat(np.where(np.isfinite(error), error, 0.0), starts)
+            else:
+                distance = ulp_distance(expected, actual)
+            # off the exactly rounded value: its interval is judged; out of the case's tolerance: the
+            # full analysis (flushing, worst elements); else the figures here are compare's ULP figures
+            differs = np.add.reduceat(((distance > 0) | nan_mismatch).astype(np.int64), starts)
+            tolerances = np.repeat([case.tolerance for case in cases], sizes)
+            over = np.add.reduceat(((distance > tolerances) | nan_mismatch).astype(np.int64), starts)
+            max_distance = np.maximum.reduceat(distance, starts)
+        lengths = bin_index(distance)
+        owner = np.repeat(np.arange(len(members)), sizes)
+        bins = HISTOGRAM_BINS
+        histograms = np.bincount(owner * bins + lengths, minlength=len(members) * bins).reshape(-1, bins)
+        pending, known = [], []
+        for k, number in enumerate(members):
+            summary = None
+            if not over[k]:
+                tally = Tally(np.shape(items[number][1]), cases[k].dtype)
+                tally.add_fast(int(sizes[k]), int(max_distance[k]),
+                               int(np.float64(fraction[k]).view(np.int64)) if is_float else None, histograms[k])
+                summary = tally.result()
+            if differs[k]:
+                pending.append((number, slice(starts[k], starts[k] + sizes[k])))
+                known.append(summary)
+            else:
+                results[number] = summary
+        self._compare_pending(items, pending, expected, reference if is_float else None, results, known)
+
+    def _groups_several(self, case, x, actual) -> bool:
+        """A small case of several inputs that check_many verifies with others of its key."""
+        return (self.fast and specs.get(case.op).elementwise and isinstance(actual, np.ndarray)
+                and 0 < actual.size <= SMALL and actual.shape == np.broadcast_shapes(*(np.shape(v) for v in x))
+                and actual.dtype == oracle.output_dtype(case.op, case.dtype, **case.params))
+
+    def _several_group(self, items, members, results):
+        """check_many's several-input cases of one key (and input types) into results: a case whose
+        output has the oracle's bits everywhere is identical(), the others compare.compare_group."""
+        case = items[members[0]][0]
+        shapes = [items[m][2].shape for m in members]
+        x = operands.join([operands.flat(items[m][1], shape) for m, shape in zip(members, shapes)])
+        actual = np.concatenate([np.ascontiguousarray(items[m][2]).reshape(-1) for m in members])
+        with np.errstate(all="ignore"):
+            reference = self._reference_function(case)(x)
+        expected = oracle.round_to(reference, actual.dtype)
+        float_reference = np.dtype(case.dtype).kind == "f"
+        pending, start = [], 0
+        for number, shape in zip(members, shapes):
+            part = slice(start, start + math.prod(shape))
+            start = part.stop
+            if expected[part].tobytes() == actual[part].tobytes():
+                results[number] = identical(expected[part], actual[part], reference[part] if float_reference
+                                            and actual.dtype.kind == "f" else None)
+            else:
+                pending.append((number, part))
+        self._compare_pending(items, pending, expected, reference if float_reference else None, results)
+
+    def _compare_pending(self, items, pending, expected, reference, results, known=None):
+        """compare.compare_group of the pending (item number, slice of the group's concatenation) of
+        one key into results; expected and reference: the group's, concatenated (reference None
+        where the comparison takes none); known: compare_group's ulp."""
+        if not pending:
+            return
+        case = items[pending[0][0]][0]
+        compared = []
+        for number, part in pending:
+            item_case, x, actual = items[number]
+            shape = actual.shape
+            compared.append((x, expected[part].reshape(shape), actual, item_case.tolerance,
+                             item_case.flush_allowed, self.zeros(item_case),
+                             None if reference is None else reference[part].reshape(shape)))
+        for (number, _), result in zip(pending, compare_group(compared, interval_judge(case), known)):
+            results[number] = result
+
+    def _small(self, case, x, actual) -> Comparison:
         """A small tensor of any type: the bound oracle (or a float16 table already built); when
         the device's bits equal the oracle's everywhere, the Comparison compare.compare would make
         of that, without its element-wise analysis; otherwise compare.compare."""
@@ -430,7 +494,7 @@ class Verifier:
             else:
                 reference = self._reference_function(case)(x)
                 expected = oracle.round_to(reference, case.dtype)
-        if (not known_bad and isinstance(actual, np.ndarray) and actual.dtype == expected.dtype
+        if (isinstance(actual, np.ndarray) and actual.dtype == expected.dtype
                 and actual.shape == expected.shape):
             if expected.tobytes() == np.ascontiguousarray(actual).tobytes():
                 return identical(expected, actual, reference if is_float else None)

@@ -60,7 +60,7 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
                    lowering_defined=int(lowering), max_ratio=float(max_ratio) if finite else "inf")
         d3d["worst"] = [_interval_element(int(where[k]), x, expected, actual, lo[k], hi[k], ratio[k], semantic[k])
                         for k in failed_worst[:failed_kept]]
-        for item, position in zip(result.worst, worst[:kept]):  # compare.with_bounds
+        for item, position in zip(result.worst, worst[:kept]):  # compare._with_bounds
             k = int(np.searchsorted(where, position))
             item["lo"], item["hi"] = (jsonable(lo[k]), jsonable(hi[k])) if num[k] else (None, None)
     result.d3d = d3d

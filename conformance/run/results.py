@@ -24,7 +24,7 @@ class ResultsWriter:
 
     def write(self, record: dict):
         if self._handle:
-            self._handle.write(json.dumps(record, allow_nan=False, default=_default) + "\n")
+            self._handle.write(_ENCODER.encode(record) + "\n")
             self._handle.flush()
 
     def close(self):
@@ -49,6 +49,9 @@ def _default(value):
     if isinstance(value, (set, tuple)):
         return list(value)
     raise TypeError(f"cannot write {type(value).__name__} to results")
+
+
+_ENCODER = json.JSONEncoder(allow_nan=False, default=_default)  # json.dumps makes one a call
 
 
 def read_results(path):
