@@ -325,3 +325,19 @@ def test_diff_warns_when_the_runs_were_judged_by_different_models(tmp_path):
     result = diff_files(*paths)
     assert any("tolerance model" in note for note in result.warnings())
     assert result.changes and all(c.status_after == statuses.PASS for c in result.changes)
+
+
+def test_a_type_without_modelled_precision_rules_is_judged_exactly():
+    """float64 (Direct3D's double-precision rules are not in the model): the exactly rounded value
+    only, a one-ULP-off element outside, and no error on the way."""
+    import numpy as np
+    from conformance.judge.compare import compare
+    from conformance.judge.d3d import IntervalJudge
+    judge = IntervalJudge("ELEMENT_WISE_IDENTITY", "float64", {"ScaleBias": {"Scale": 3.0, "Bias": 0.1}})
+    assert judge.exact
+    x = np.array([1.0, 2.0, -0.5])
+    expected = x * 3.0 + 0.1
+    actual = expected.copy()
+    actual.view(np.int64)[1] += 1
+    result = compare(x, expected, actual, 0, judge=judge)
+    assert result.d3d["checked"] == 1 and result.d3d["failed"] == 1 and result.d3d["worst"][0]["index"] == [1]

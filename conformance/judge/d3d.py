@@ -68,7 +68,9 @@ class IntervalJudge:
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
         self.names = tuple(i.short for i in spec.inputs) if spec.several_inputs else None
-        if self.dtype.kind == "f" and spec.d3d is not None:
+        # A type the precision rules of this model do not cover (float64: Direct3D's double-precision
+        # rules are not modelled) gets the zero-width interval: only the exactly rounded value.
+        if self.dtype.kind == "f" and spec.d3d is not None and self.dtype.name in intervals.COMPUTED_IN:
             self.formula = intervals.scale_bias(spec.d3d(_float32_params(plain)), params.get("ScaleBias"))
         self.keeps_sign = spec.keeps_sign
         self.range = spec.output_range(params, dtype) if spec.output_range else None
