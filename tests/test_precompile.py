@@ -79,36 +79,24 @@ def test_a_run_after_compile_loads_every_loop_and_compiles_none(tmp_path):
     assert after == {"compiled": 0, "loaded": without["compiled"]}, (without, after)
 
 
-def test_kinds_are_one_per_operator_type_and_parameters(tmp_path):
+def _cases(tmp_path, group: str):
     path = tmp_path / "cases.yaml"
-    path.write_text(textwrap.dedent("""\
-        operator: ACTIVATION_CELU
-        groups:
-          - dtypes: [float32, float16]
-            shapes: [[4], [2, 3], [5, 1, 2]]
-            params:
-              Alpha: [1.0, 2.0]
-            inputs:
-              - {kind: uniform, low: -2, high: 2}
-        """))
-    cases = load_paths([str(path)])
+    path.write_text(group + "    inputs:\n      - {kind: uniform, low: -2, high: 2}\n")
+    return load_paths([str(path)])
+
+
+def test_kinds_are_one_per_operator_type_and_parameters(tmp_path):
+    cases = _cases(tmp_path, "operator: ACTIVATION_CELU\ngroups:\n  - dtypes: [float32, float16]\n"
+                             "    shapes: [[4], [2, 3], [5, 1, 2]]\n    params: {Alpha: [1.0, 2.0]}\n")
     chosen = precompile.kinds(cases)
     assert len(cases) == 12
     assert sorted((c.dtype, c.params["Alpha"]) for c in chosen) == [
         ("float16", 1.0), ("float16", 2.0), ("float32", 1.0), ("float32", 2.0)]
 
 
-def test_integer_and_non_elementwise_cases_need_no_loops(tmp_path):
-    path = tmp_path / "cases.yaml"
-    path.write_text(textwrap.dedent("""\
-        operator: ELEMENT_WISE_ABS
-        groups:
-          - dtypes: [int32, float32]
-            shapes: [[4]]
-            inputs:
-              - {kind: uniform, low: -2, high: 2}
-        """))
-    assert [c.dtype for c in precompile.kinds(load_paths([str(path)]))] == ["float32"]
+def test_integer_cases_need_no_loops(tmp_path):
+    cases = _cases(tmp_path, "operator: ELEMENT_WISE_ABS\ngroups:\n  - dtypes: [int32, float32]\n    shapes: [[4]]\n")
+    assert [c.dtype for c in precompile.kinds(cases)] == ["float32"]
 
 
 def test_the_made_up_device_takes_every_path():
