@@ -450,8 +450,9 @@ cmd_bench() {
     # and the default cases through dml-wine (the worker's peak memory), then one table
     # (scripts/gpu/bench_table.py) of what the results files say.
     [ -f "$G/env.sh" ] || fail "run setup first"
-    local out=${OUT:-$G/out} op
-    for op in activation_celu activation_scaled_elu element_wise_constant_pow element_wise_clip; do
+    local out=${OUT:-$G/out} sweep op
+    for sweep in "$HARNESS"/scripts/gpu/sweeps/*_float32.yaml; do
+        op=$(basename "$sweep" _float32.yaml)
         RUN_LIMIT=${BENCH_LIMIT:-120} cmd_run "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
             --backend dml-direct --jobs "$(nproc)" >/dev/null || true
     done
