@@ -84,14 +84,27 @@ def test_no_shared_memory_falls_back_to_the_socket(tmp_path):
     assert region is None and "absent" in why
 
 
+def test_the_folder_is_claimed_before_it_exists(tmp_path):
+    # The guard must know the folder before it is made: a harness killed between the two leaves none.
+    seen = []
+    region, folder = shared.create(1 << 20, str(tmp_path), claim=lambda f: seen.append((f, os.path.exists(f))))
+    try:
+        assert region is not None, folder
+        assert seen == [(folder, False)] and os.path.isfile(os.path.join(folder, "region"))
+    finally:
+        region.close()
+        shared.remove(folder)
+    assert not os.path.exists(folder)
+
+
 def _harness(code):
     script = ("import sys, time\n"
               f"sys.path.insert(0, {str(ROOT)!r})\n"
               "from conformance.worker import shared\n"
               "from conformance.backends import dml_direct\n"
               "made = shared.create\n"
-              "def create(size, directory=shared.DIRECTORY):\n"
-              "    region, folder = made(size, directory)\n"
+              "def create(size, directory=shared.DIRECTORY, claim=None):\n"
+              "    region, folder = made(size, directory, claim)\n"
               "    print('FOLDER', folder, flush=True)\n"
               "    return region, folder\n"
               "shared.create = create\n" + code)

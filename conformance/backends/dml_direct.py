@@ -245,9 +245,9 @@ class DmlDirectBackend(Backend):
         elif self.native:
             self.shared_why = "natively on Windows (the socket carries the arrays)"
         else:
-            region, folder = shared.create(self.options["shared_mib"] << 20)
+            # The guard removes the folder should the harness die before the hello.
+            region, folder = shared.create(self.options["shared_mib"] << 20, claim=self.launcher.guard.adopt)
             if region is not None:
-                self.launcher.guard.adopt(folder)  # removed should the harness die before the hello
                 return region, folder
             self.shared_why = folder
         return None, None

@@ -10,7 +10,7 @@ after that, however either side ends). Stdlib and numpy only: this module runs o
 """
 import mmap
 import os
-import tempfile
+import secrets
 
 import numpy as np
 
@@ -50,13 +50,18 @@ class Region:
             pass
 
 
-def create(size: int, directory: str = DIRECTORY):
+def create(size: int, directory: str = DIRECTORY, claim=None):
     """(Region, folder) for a new file of size bytes in a folder of its own under directory, or
-    (None, why) where the harness cannot make one (no /dev/shm, not writable, no room)."""
+    (None, why) where the harness cannot make one (no /dev/shm, not writable, no room).
+    claim(folder), if given, is called with the folder's path before the folder exists, so that
+    whoever removes it should the harness die knows of it from its first moment."""
     if not os.path.isdir(directory):
         return None, f"no {directory}"
+    folder = os.path.join(directory, f"dmlc-shared-{secrets.token_hex(8)}")
+    if claim is not None:
+        claim(folder)
     try:
-        folder = tempfile.mkdtemp(prefix="dmlc-shared-", dir=directory)
+        os.mkdir(folder, 0o700)
     except OSError as error:
         return None, f"cannot make a folder in {directory}: {error}"
     path = os.path.join(folder, "region")
