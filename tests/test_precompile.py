@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from needs import missing
@@ -22,7 +23,7 @@ SWEEP = textwrap.dedent("""\
     groups:
       - dtypes: [float32]
         shapes: [auto]
-        params: {Min: -1.5, Max: 2.0}
+        params: {Min: -1.5, Max: [2.0, 3.0]}
         inputs:
           - {kind: exhaustive_float32, start: 0x3f000000, stop: 0x40400000, step: 8}
     """)
@@ -65,14 +66,16 @@ def _run(args, cache, cwd):
     return done.stdout
 
 
-def test_a_run_after_compile_loads_every_loop_and_compiles_none(tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_run_after_compile_loads_every_loop_and_compiles_none(tmp_path, jobs):
     sweep = tmp_path / "clip.yaml"
     sweep.write_text(SWEEP)
     verify = tmp_path / "verify.py"
     verify.write_text(VERIFY)
     cold, warm = tmp_path / "cold", tmp_path / "warm"
-    out = _run(["-m", "conformance", "compile", str(sweep)], warm, tmp_path)
-    assert "compiled the loops of 1 operator, type and parameter sets" in out, out
+    out = _run(["-m", "conformance", "compile", "--jobs", jobs, str(sweep)], warm, tmp_path)
+    assert "compiled the loops of 2 operator, type and parameter sets" in out, out
+    assert out.count("ELEMENT_WISE_CLIP float32") == 2, out
     without = json.loads(_run([str(verify), str(sweep)], cold, tmp_path).splitlines()[-1])
     after = json.loads(_run([str(verify), str(sweep)], warm, tmp_path).splitlines()[-1])
     assert without["compiled"] > 0, without  # the check is able to see a compile
@@ -110,3 +113,36 @@ def test_the_made_up_device_takes_every_path():
     subnormal = (x != 0) & (abs(x) < 1.1754944e-38)
     assert subnormal.any() and (actual[subnormal] == 0).all()  # flushed
     assert (bits == want).sum() > len(x) // 2  # exact
+
+
+def test_a_killed_compile_leaves_no_process_compiling(tmp_path):
+    token = f"dmlc-compile-{os.getpid()}"
+    sweep = tmp_path / "clip.yaml"
+    sweep.write_text(SWEEP)  # two kinds: one a process
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "DMLC_TEST_TOKEN": token}
+    compiling = subprocess.Popen([sys.executable, "-m", "conformance", "compile", "--jobs", "2", str(sweep)],
+                                 env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(_with_token(token, b"spawn_main")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_with_token(token, b"spawn_main")) == 2, _with_token(token)
+    time.sleep(5)  # both inside numba's compiler (a cold compile of these loops takes over 10 s)
+    compiling.kill()
+    compiling.wait()
+    deadline = time.monotonic() + 30
+    while _with_token(token) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _with_token(token), f"left running: {_with_token(token)}"
+
+
+def _with_token(token: str, marker: bytes = b"") -> list:
+    """pids of processes with token in their environment and marker in their command line."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if (entry.isdigit() and f"DMLC_TEST_TOKEN={token}".encode() in open(f"/proc/{entry}/environ", "rb").read()
+                    and marker in open(f"/proc/{entry}/cmdline", "rb").read()):
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found

@@ -140,8 +140,12 @@ def build_parser():
         "compile", help="build the verifier's compiled loops for these cases now, once a machine",
         description="Compile (numba, cached on disk) every loop a run of these cases will verify with, so "
                     "that the first run does not spend seconds per operator compiling inside its first chunks. "
-                    "Default: the sweeps/ of this checkout (the default cases are too small to use them). scripts/setup.sh runs it; a later run loads the cache.")
+                    "Default: the sweeps/ of this checkout (the default cases are too small to use them). "
+                    "scripts/gpu/device.sh setup runs it; a later run loads the cache.")
     case_options(compile_p)
+    compile_p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                           help="processes that compile, each taking the next operator, type and parameter set "
+                           "(default 1; 0: one a usable core)")
     compile_p.set_defaults(handler=cmd_compile)
 
     backends_p = sub.add_parser("backends", help="list backends and which are available here")
@@ -201,7 +205,7 @@ def cmd_compile(args) -> int:
     paths = args.paths or [str(REPO_ROOT / "sweeps")]
     cases = _select(args, load_paths(paths, args.seed, args.max_elements, parse_tolerances(args.tolerance),
                                      args.forbid_flush))
-    precompile.compile_for(cases)
+    precompile.compile_for(cases, jobs=_jobs(args.jobs))
     return 0
 
 

@@ -358,7 +358,7 @@ compile_kernels() {
     # (`conformance compile`), so that a run's first chunks do not compile them (15 to 20 s a sweep).
     [ "${COMPILE_KERNELS:-1}" = 1 ] || { say "kernels not compiled (COMPILE_KERNELS=0)"; return 0; }
     local t; t=$(date +%s)
-    ( . "$G/env.sh"; cd "$HARNESS" && PYTHONPATH=$HARNESS:$G/site "$PYTHON" -m conformance compile \
+    ( . "$G/env.sh"; cd "$HARNESS" && PYTHONPATH=$HARNESS:$G/site "$PYTHON" -m conformance compile --jobs 0 \
         scripts/gpu/sweeps >"$G/logs/compile.log" 2>&1 ) || fail "conformance compile (see $G/logs/compile.log)"
     say "$(tail -n 1 "$G/logs/compile.log") (setup: $(since "$t") s)"
 }
