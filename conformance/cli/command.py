@@ -205,8 +205,26 @@ def cmd_compile(args) -> int:
     paths = args.paths or [str(REPO_ROOT / "sweeps")]
     cases = _select(args, load_paths(paths, args.seed, args.max_elements, parse_tolerances(args.tolerance),
                                      args.forbid_flush))
-    precompile.compile_for(cases, jobs=_jobs(args.jobs))
+    jobs = min(_jobs(args.jobs), len(precompile.kinds(cases)))
+    if jobs <= 1:
+        precompile.compile_for(cases)
+        return 0
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),  # no inherited threads
+                             initializer=_compiling_process, initargs=(os.getpid(),)) as pool:
+        precompile.compile_for(cases, map_=pool.map, processes=jobs)
     return 0
+
+
+def _compiling_process(parent: int):
+    if sys.platform.startswith("linux"):
+        from conformance.backends.wine_lane import die_with_parent
+        die_with_parent()  # a killed `conformance compile` leaves no process compiling on
+        if os.getppid() != parent:  # it died before the line above
+            os._exit(1)
+    from conformance.judge import fast_kernels
+    fast_kernels.load()
 
 
 def cmd_run(args) -> int:

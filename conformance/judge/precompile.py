@@ -11,11 +11,7 @@ with elements exact, one ULP off, NaN and flushed, so that every loop the run wi
 Nothing it computes is kept but numba's cache.
 """
 import dataclasses
-import multiprocessing
-import os
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -59,7 +55,7 @@ def device_output(expected: np.ndarray) -> np.ndarray:
     return actual
 
 
-def _compile_one(case) -> str:
+def compile_one(case) -> str:
     """Verify a made-up tensor of case's kind through the compiled loops -> a line saying so."""
     x = sample(case.dtype)
     made = dataclasses.replace(case, shape=x.shape, generator={"kind": "precompile"}, own_values=None)
@@ -71,35 +67,19 @@ def _compile_one(case) -> str:
     return f"  {case.op} {case.dtype} {case.params}: {time.perf_counter() - start:.1f} s"
 
 
-def _start_process(parent: int):
-    if sys.platform.startswith("linux"):
-        from conformance.backends.wine_lane import die_with_parent
-        die_with_parent()  # a killed `conformance compile` leaves no process compiling on
-        if os.getppid() != parent:  # it died before the line above
-            os._exit(1)
-    fast_kernels.load()
-
-
-def compile_for(cases, out=print, jobs: int = 1) -> float:
-    """Build the compiled loops every case of cases will call, in jobs processes (numba compiles
-    holding one core; each kind's loops are cached on disk by whichever process builds them);
-    -> the seconds it took."""
+def compile_for(cases, out=print, map_=map, processes: int = 1) -> float:
+    """Build the compiled loops every case of cases will call; -> the seconds it took. map_ runs
+    compile_one over the kinds: the builtin here, or a pool's map over `processes` processes (numba
+    compiles holding one core; each loop is cached on disk by whichever process builds it)."""
     if not fast_kernels.AVAILABLE:
         out("numba is not installed: nothing to compile (the numpy paths need nothing)")
         return 0.0
     began = time.perf_counter()
+    fast_kernels.load()
     chosen = kinds(cases)
-    if jobs > 1 and len(chosen) > 1:
-        context = multiprocessing.get_context("spawn")  # no inherited threads or numba state
-        with ProcessPoolExecutor(min(jobs, len(chosen)), mp_context=context, initializer=_start_process,
-                                 initargs=(os.getpid(),)) as pool:
-            for line in pool.map(_compile_one, chosen):
-                out(line)
-    else:
-        fast_kernels.load()
-        for case in chosen:
-            out(_compile_one(case))
+    for line in map_(compile_one, chosen):
+        out(line)
     seconds = time.perf_counter() - began
     out(f"compiled the loops of {len(chosen)} operator, type and parameter sets in {seconds:.1f} s"
-        f"{f' ({jobs} processes)' if jobs > 1 else ''}")
+        f"{f' ({processes} processes)' if processes > 1 else ''}")
     return seconds
