@@ -15,6 +15,7 @@ import time
 import pytest
 from needs import missing
 
+from conformance.backends.wine_lane import processes_with
 from conformance.caseset.caseload import load_paths
 from conformance.judge import fast_kernels, precompile
 
@@ -119,30 +120,18 @@ def test_a_killed_compile_leaves_no_process_compiling(tmp_path):
     token = f"dmlc-compile-{os.getpid()}"
     sweep = tmp_path / "clip.yaml"
     sweep.write_text(SWEEP)  # two kinds: one a process
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "DMLC_TEST_TOKEN": token}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "DMLC_WORKER_TOKEN": token}
     compiling = subprocess.Popen([sys.executable, "-m", "conformance", "compile", "--jobs", "2", str(sweep)],
                                  env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while len(_with_token(token, b"spawn_main")) < 2 and time.monotonic() < deadline:
+    while len(processes_with(token, "spawn_main")) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert len(_with_token(token, b"spawn_main")) == 2, _with_token(token)
+    assert len(processes_with(token, "spawn_main")) == 2, processes_with(token, "")
     time.sleep(5)  # both inside numba's compiler (a cold compile of these loops takes over 10 s)
     compiling.kill()
     compiling.wait()
     deadline = time.monotonic() + 30
-    while _with_token(token) and time.monotonic() < deadline:
+    while processes_with(token, "") and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not _with_token(token), f"left running: {_with_token(token)}"
+    assert not processes_with(token, ""), f"left running: {processes_with(token, '')}"
 
-
-def _with_token(token: str, marker: bytes = b"") -> list:
-    """pids of processes with token in their environment and marker in their command line."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            if (entry.isdigit() and f"DMLC_TEST_TOKEN={token}".encode() in open(f"/proc/{entry}/environ", "rb").read()
-                    and marker in open(f"/proc/{entry}/cmdline", "rb").read()):
-                found.append(int(entry))
-        except OSError:
-            pass
-    return found
