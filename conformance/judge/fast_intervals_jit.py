@@ -11,12 +11,12 @@ processor's slow path for subnormals stays out of the loops.
 
 tests/test_speed_equivalence.py holds the bounds equal to intervals.interval's.
 """
-import numba
 import numpy as np
 
 from conformance.judge import intervals
 from conformance.judge.fast_kernels_jit import bits_float, float_bits
 from conformance.judge.intervals import FLOAT32, Values
+from conformance.judge.jit import numba
 
 JIT = dict(nogil=True, cache=True, error_model="numpy")
 TINY = 2.0 ** -126  # smallest normal float32
@@ -27,7 +27,14 @@ SLACK = 2.0 ** -50  # intervals._DOUBLE_SLACK
 
 # Each helper computes every case and selects (no branches: the elements' cases are mixed, and a
 # mispredicted branch costs more than the arithmetic).
-@numba.njit(inline="always")
+#
+# Inlining: numba's inline="always" inlines at the level of its own IR, retyping the callee at every
+# call site, and nesting multiplies it: with every helper so marked, one fused CELU loop took 10 s to
+# compile. The small helpers below are plain functions, which LLVM inlines itself; only add1, mul1 and
+# min_max1, which LLVM judges too large to inline (they stayed calls, and the loops ran up to 4x
+# slower), are inlined by numba, one level deep. Six formulas' loops: 53 s -> 12 s to compile from an
+# empty cache, the same speed, the same bits (performance.md).
+@numba.njit(error_model="numpy")
 def _near32(v):
     """float64(float32(v)) without a float32 operation (which LLVM may hoist out of a branch, and
     which takes the processor's slow path when it makes a subnormal): below the normal range a
@@ -40,7 +47,7 @@ def _near32(v):
     return small if abs(v) < TINY else rounded
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _down32(n):
     """np.nextafter(float32(n), -inf) of a float32 value n, in float64."""
     stepped = bits_float(float_bits(n) + (-(1 << 29) if n > 0 else (1 << 29)))
@@ -50,38 +57,38 @@ def _down32(n):
     return n if (n != n) | (n == -np.inf) else r
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _up32(n):
     return -_down32(-n)
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _floor32(v):
     nearest = _near32(v)
     down = _down32(nearest)
     return down if nearest > v else nearest
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _ceil32(v):
     nearest = _near32(v)
     up = _up32(nearest)
     return up if nearest < v else nearest
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def flush_lo(lo, hi, num):
     touches = num & (lo < TINY) & (hi > -TINY) & ((lo != 0) | (hi != 0))
     return 0.0 if touches & (lo > 0) else lo
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def flush_hi(lo, hi, num):
     touches = num & (lo < TINY) & (hi > -TINY) & ((lo != 0) | (hi != 0))
     return -0.0 if touches & (hi < 0) else hi
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _sum(a, b, side):
     """a + b rounded toward side (-1: down, +1: up), exact by TwoSum (intervals._sum_down_up)."""
     s = a + b
@@ -92,17 +99,17 @@ def _sum(a, b, side):
     return following if np.isfinite(s) & np.isfinite(error) & (error * side > 0) else s
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def minimum(a, b):  # np.minimum: NaN-propagating, the second operand on ties
     return a if (a < b) | (a != a) else b
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def maximum(a, b):
     return a if (a > b) | (a != a) else b
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _store(lo, hi, num, out_lo, out_hi, i):
     out_lo[i], out_hi[i] = enclosed(lo, hi, num)
 
@@ -120,7 +127,7 @@ def flush(lo, hi, num, out_lo, out_hi):
         out_hi[i] = flush_hi(lo[i], hi[i], num[i])
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def enclosed(lo, hi, num):
     """intervals.Evaluator._enclose for FLOAT32 of one element: outward to float32, then flushed."""
     lo, hi = _floor32(lo), _ceil32(hi)
@@ -145,7 +152,7 @@ def add(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, out_lo, out_hi, out_
                                                             b_lo[i], b_hi[i], b_num[i], b_nan[i])
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _corner(value):
     return 0.0 if value != value else value
 
@@ -173,7 +180,7 @@ def mul(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, out_lo, out_hi, out_
                                                             b_lo[i], b_hi[i], b_num[i], b_nan[i])
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _union(lo, hi, num, other_lo, other_hi, other_num):
     if not num:
         return other_lo, other_hi, other_num
@@ -210,7 +217,7 @@ def min_max(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, is_max, d3d, out
                                                                 b_hi[i], b_num[i], b_nan[i], is_max, d3d)
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _exp2_end(a, power, near_power, factor, side):
     """One end of intervals.Evaluator._exp2: power = np.exp2(a), near_power = np.expm1(a * ln 2)."""
     if a == 0:
@@ -232,7 +239,7 @@ def exp2_rest(a_lo, a_hi, a_num, power_lo, power_hi, near_lo, near_hi, error, ou
         _store(lo, hi, a_num[i], out_lo, out_hi, i)
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _power_of_two(v):
     """intervals._power_of_two (np.frexp's mantissa is +-0.5) of one element, on its bits."""
     bits = float_bits(v) & 0x7FFFFFFFFFFFFFFF
@@ -241,7 +248,7 @@ def _power_of_two(v):
     return normal | ((exponent == 0) & (mantissa != 0) & ((mantissa & (mantissa - 1)) == 0))
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def _log2_end(v, exact, error, side):
     """intervals.Evaluator._log2_end of one element: exact = np.log2(v)."""
     slack = abs(exact) * (0.0 if _power_of_two(v) else SLACK)

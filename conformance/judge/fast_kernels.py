@@ -22,8 +22,6 @@ numba is imported on first use (load()): importing it and loading the cached
 machine code takes ~0.5 s, more than a run of small cases spends verifying.
 """
 import importlib.util
-import os
-import sys
 import threading
 
 import numpy as np
@@ -45,27 +43,9 @@ def load():
     if _module is None:
         with _lock:
             if _module is None:
-                _prefer_wide_vectors()
                 from conformance.judge import fast_kernels_jit
                 _module = fast_kernels_jit
     return _module
-
-
-def _prefer_wide_vectors():
-    """LLVM gives AVX-512 processors 256-bit vectors by default ("prefer-256-bit"); these loops
-    verify 10-15% faster with 512-bit ones (measured on a Xeon with AVX-512). Only before numba
-    is imported, and never over NUMBA_CPU_NAME / NUMBA_CPU_FEATURES set by the user."""
-    if "numba" in sys.modules or "NUMBA_CPU_FEATURES" in os.environ or "NUMBA_CPU_NAME" in os.environ:
-        return
-    try:
-        import llvmlite.binding as llvm
-        features = llvm.get_host_cpu_features().flatten()
-        name = llvm.get_host_cpu_name()
-    except Exception:  # pragma: no cover - an llvmlite without these: keep numba's defaults
-        return
-    if "+avx512f" in features.split(","):
-        os.environ["NUMBA_CPU_NAME"] = name
-        os.environ["NUMBA_CPU_FEATURES"] = features + ",-prefer-256-bit"
 
 
 def loaded() -> bool:

@@ -15,10 +15,10 @@ float64 bits) and fill `histogram` (good elements by bit length of their
 distance) and `positions` (where the bad ones are, the first `bad` entries).
 `scratch` (uint8, as long as the chunk) holds each element's bit length or BAD.
 """
-import numba
 import numpy as np
 
 from conformance.judge.compare import HISTOGRAM_BINS
+from conformance.judge.jit import numba
 
 JIT = dict(nogil=True, cache=True, error_model="numpy")
 BAD = 255  # scratch mark of an element for compare.compare

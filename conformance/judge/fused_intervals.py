@@ -25,12 +25,12 @@ import sys
 import tempfile
 import threading
 
-import numba
 import numpy as np
 
 from conformance.judge import fast_intervals_jit as fij
 from conformance.judge import intervals
 from conformance.judge.intervals import FLOAT32, Values
+from conformance.judge.jit import numba
 from conformance.specs.primitives import Cond
 
 FUSED = ("add", "sub", "neg", "mul", "abs", "min", "max", "select", "floor", "ceil", "trunc", "round_ne",
@@ -40,13 +40,13 @@ _ROUNDING = {"floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "round
 
 
 # -- one element, in the numpy Evaluator's operations ------------------------------------------------
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def flushed(lo, hi, num, nan):
     """Evaluator._flush (FLOAT32)."""
     return fij.flush_lo(lo, hi, num), fij.flush_hi(lo, hi, num), num, nan
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def point(v):
     """Values.points of one input element, flushed (Evaluator.evaluate of the leaf x)."""
     missing = v != v
@@ -54,18 +54,18 @@ def point(v):
     return flushed(clean, clean, not missing, missing)
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def neg1(lo, hi, num, nan):
     return -hi, -lo, num, nan
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def abs1(lo, hi, num, nan):
     low = lo if lo >= 0 else (-hi if hi <= 0 else 0.0)
     return low, fij.maximum(np.abs(lo), np.abs(hi)), num, nan
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def union1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     """Values.union."""
     lo = (fij.minimum(a_lo, b_lo) if b_num else a_lo) if a_num else b_lo
@@ -73,7 +73,7 @@ def union1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     return lo, hi, a_num | b_num, a_nan | b_nan
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def select1(may_true, may_false, a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     """Evaluator._select: both branches where the condition may go either way."""
     if may_true & may_false:
@@ -83,7 +83,7 @@ def select1(may_true, may_false, a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_
     return b_lo, b_hi, b_num, b_nan
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def order1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, strict):
     """Evaluator._condition's lt (strict) or le of flushed operands: (may be true, may be false)."""
     both = a_num & b_num
@@ -93,7 +93,7 @@ def order1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, strict):
     return both & (a_lo <= b_hi), unordered | (a_hi > b_lo)
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def equal1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     """Evaluator._condition's eq: (may be equal, may differ)."""
     both = a_num & b_num
@@ -102,7 +102,7 @@ def equal1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     return overlap, unordered | (not ((a_lo == a_hi) & (b_lo == b_hi) & (a_lo == b_lo)))
 
 
-@numba.njit(inline="always")
+@numba.njit(error_model="numpy")
 def is_inf1(lo, hi, num, nan):
     infinite = (hi == np.inf) | (lo == -np.inf)
     return num & infinite, nan | (num & (not ((lo == hi) & infinite)))
@@ -198,9 +198,9 @@ def _four(name) -> str:
     return f"{name}_lo, {name}_hi, {name}_num, {name}_nan"
 
 
-_HEADER = ("import numba\nimport numpy as np\n\nfrom conformance.judge import fast_intervals_jit as fij\n"
+_HEADER = ("import numpy as np\n\nfrom conformance.judge import fast_intervals_jit as fij\n"
            "from conformance.judge.fused_intervals import (abs1, equal1, flushed, is_inf1, neg1, order1, point,\n"
-           "                                               select1)\n\n\n")
+           "                                               select1)\nfrom conformance.judge.jit import numba\n\n\n")
 _COMPILED = {}
 _LOCK = threading.Lock()
 
