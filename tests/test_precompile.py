@@ -151,3 +151,18 @@ def test_a_killed_compile_leaves_no_process_compiling(tmp_path):
         time.sleep(0.5)
     assert not processes_with(token, ""), f"left running: {processes_with(token, '')}"
 
+
+
+def test_a_first_run_says_what_it_compiles_and_a_second_run_compiles_nothing(tmp_path):
+    sweep = tmp_path / "clip.yaml"
+    sweep.write_text(SWEEP)
+    command = ["-m", "conformance", "run", str(sweep), "--backend", "python:oracle:evaluate", "--quiet",
+               "--results", str(tmp_path / "run.jsonl")]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first, second = (subprocess.run([sys.executable, *command], env=env, cwd=tmp_path, capture_output=True,
+                                    text=True, timeout=600) for _ in range(2))
+    assert first.returncode == second.returncode == 0, (first.stderr[-2000:], second.stderr[-2000:])
+    said = [line for line in first.stderr.splitlines() if line.startswith("compiling the verifier's loops")]
+    assert said == [f"compiling the verifier's loops for ELEMENT_WISE_CLIP float32 (first run on this machine "
+                    f"only; cached in {tmp_path / 'cache'})"], first.stderr
+    assert "compiling" not in second.stderr, second.stderr

@@ -228,6 +228,7 @@ def _compiling_process(parent: int):
 
 
 def cmd_run(args) -> int:
+    from conformance.judge import compiling
     from conformance.run import runner
     from conformance.run.progress import progress_bar
     from conformance.run.results import ResultsWriter
@@ -256,10 +257,12 @@ def cmd_run(args) -> int:
                                      case_files=runner.case_files(cases, loaded))
         writer.write(header)
         bar = progress_bar(len(cases), enabled=not args.quiet)
+        compiling.announcer = bar.write  # a first run's compiles are said, not a silent wait
         try:
             result = runner.run(cases, backend, level, writer, progress=bar.update,
                                 save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
         finally:
+            compiling.announcer = None
             bar.close()
     finally:
         backend.close()

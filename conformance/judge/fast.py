@@ -36,7 +36,7 @@ import numpy as np
 import oracle
 from conformance import specs
 from conformance.caseset import operands
-from conformance.judge import fast_analysis, fast_kernels
+from conformance.judge import compiling, fast_analysis, fast_kernels
 from conformance.judge.compare import (HISTOGRAM_BINS, WORST_SHOWN, Comparison, bin_index, compare,
                                        compare_group, empty_interval_summary, histogram_bins)
 from conformance.judge.expected import expected_and_reference, interval_judge, zero_results
@@ -600,6 +600,10 @@ class Verifier:
     def _span(self, case, x, actual, offset, start, stop, table, kernel):
         """Elements start..stop of the flat chunk -> list of partial results, in order.
         kernel: the compiled loops (fast_kernels.load()), or None (compare.compare every chunk)."""
+        with compiling.verifying(case):
+            return self._span_of(case, x, actual, offset, start, stop, table, kernel)
+
+    def _span_of(self, case, x, actual, offset, start, stop, table, kernel):
         dtype = np.dtype(case.dtype)
         function = self._reference_function(case)
         plan = self.float32_plan(case, kernel) if kernel is not None and dtype == np.float32 else None

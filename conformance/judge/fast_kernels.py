@@ -50,3 +50,4 @@ def load():
 
 def loaded() -> bool:
     return _module is not None
+

@@ -18,6 +18,10 @@ class _Quiet:
     def update(self, record=None):
         pass
 
+    @staticmethod
+    def write(line: str):
+        print(line, file=sys.stderr, flush=True)
+
     def close(self):
         pass
 
@@ -34,6 +38,10 @@ class _Bar:
             self._failed += 1
             self._bar.set_postfix(failing=self._failed, refresh=False)
         self._bar.update(1)
+
+    def write(self, line: str):
+        """A line above the bar."""
+        self._bar.write(line, file=sys.stderr)
 
     def close(self):
         self._bar.close()
