@@ -18,6 +18,7 @@ from conformance.caseset.caseload import load_paths
 from conformance.dmldirect import abi, layout
 from conformance.dmldirect.describe import OperatorDescription, calc_buffer_tensor_size
 from conformance.dmldirect.hresult import HResultError, describe, name
+from every import Failures
 
 pytestmark = pytest.mark.skipif(C.sizeof(C.c_void_p) != 8, reason="x64 layouts need a 64-bit Python")
 
@@ -143,22 +144,25 @@ def test_the_independent_x64_layout_by_hand():
 _SHIPPED = load_paths()
 
 
-@pytest.mark.parametrize("op", sorted(specs.SPECS))
-def test_every_spec_has_a_description_layout_asserted_against_x64(op):
+def test_every_spec_has_a_description_layout_asserted_against_x64():
     """Each spec's DML_OPERATOR_TYPE is in DirectML.h's enum, and its description (its input tensors
     and OutputTensor, then the spec's parameters) has the size and offsets MSVC gives it; where
-    X64_SIZES pins the header's struct, that size too."""
-    spec = specs.get(op)
-    assert f"DML_OPERATOR_{spec.name}" in abi.ENUMS
-    case = next(c for c in _SHIPPED if c.op == op)  # a shipped case's fields, as the loader fills them
-    desc_type = type(_description(op, case.dtype, case.shape, case.params).struct)
-    size, offsets = abi.x64_layout(["tensor"] * (len(spec.inputs) + 1) + [p.kind for p in spec.fields])
-    assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
-    assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
-    assert [name for name, _ in desc_type._fields_] == [i.name for i in spec.inputs] + ["OutputTensor"] + [
-        p.name for p in spec.fields]
-    if spec.struct in abi.X64_SIZES:
-        assert C.sizeof(desc_type) == abi.X64_SIZES[spec.struct]
+    X64_SIZES pins the header's struct, that size too. One test over every spec; a failure names it."""
+    failures = Failures()
+    for op in sorted(specs.SPECS):
+        with failures.check(op):
+            spec = specs.get(op)
+            assert f"DML_OPERATOR_{spec.name}" in abi.ENUMS
+            case = next(c for c in _SHIPPED if c.op == op)  # a shipped case's fields, as the loader fills them
+            desc_type = type(_description(op, case.dtype, case.shape, case.params).struct)
+            size, offsets = abi.x64_layout(["tensor"] * (len(spec.inputs) + 1) + [p.kind for p in spec.fields])
+            assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
+            assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
+            assert [name for name, _ in desc_type._fields_] == [i.name for i in spec.inputs] + ["OutputTensor"] + [
+                p.name for p in spec.fields]
+            if spec.struct in abi.X64_SIZES:
+                assert C.sizeof(desc_type) == abi.X64_SIZES[spec.struct]
+    failures.assert_none("operator descriptions differ from the x64 layout")
 
 
 def test_the_seed_operators_sizes_stay_pinned():

@@ -17,6 +17,7 @@ import pytest
 import oracle
 from conformance import specs
 from conformance.judge.ulp import ulp_distance
+from every import Failures
 
 WEBNN = Path(__file__).parent / "data" / "webnn"
 # WebNN operator -> DirectML operator; the semantics agree on every case of these files.
@@ -41,7 +42,7 @@ def _webnn_cases(operators):
     found = []
     for name in operators:
         for case in json.loads((WEBNN / f"{name}.json").read_text())["cases"]:
-            found.append(pytest.param(case, id=case["name"]))
+            found.append(case)
     return found
 
 
@@ -54,17 +55,22 @@ def _within_webnn_tolerance(expected: np.ndarray, actual: np.ndarray, tolerance:
     return both_nan | (difference <= tolerance["value"])
 
 
-@pytest.mark.parametrize("case", _webnn_cases(WEBNN_TO_DML))
-def test_webnn_vectors(case):
-    (operand,) = case["inputs"]
-    x = _array(operand)
-    expected = _array(case["expected"])
-    actual = oracle.evaluate(WEBNN_TO_DML[case["operator"]], x, operand["dataType"])
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    ok = _within_webnn_tolerance(expected, actual, case["tolerance"])
-    assert ok.all(), (f"{(~ok).sum()} elements outside WebNN's {case['tolerance']['metricType']} "
-                      f"{case['tolerance']['value']}: x={x[~ok][:4]}, oracle={actual[~ok][:4]}, "
-                      f"webnn={expected[~ok][:4]}")
+def test_webnn_vectors():
+    """Every vector of the mapped WebNN operators, one test; a failure names the vector."""
+    failures = Failures()
+    for case in _webnn_cases(WEBNN_TO_DML):
+        with failures.check(f"{case['operator']}: {case['name']}"):
+            (operand,) = case["inputs"]
+            x = _array(operand)
+            expected = _array(case["expected"])
+            actual = oracle.evaluate(WEBNN_TO_DML[case["operator"]], x, operand["dataType"])
+            assert actual.dtype == expected.dtype and actual.shape == expected.shape
+            ok = _within_webnn_tolerance(expected, actual, case["tolerance"])
+            assert ok.all(), (f"{(~ok).sum()} elements outside WebNN's {case['tolerance']['metricType']} "
+                              f"{case['tolerance']['value']}: x={x[~ok][:4]}, oracle={actual[~ok][:4]}, "
+                              f"webnn={expected[~ok][:4]}")
+    failures.assert_none("WebNN vectors")
+    assert failures.checked > 20, failures.checked
 
 
 def _clamp_bounds(case, dtype):
@@ -74,20 +80,24 @@ def _clamp_bounds(case, dtype):
     return ({"Min": arguments.get("minValue", unset[0]), "Max": arguments.get("maxValue", unset[1])})
 
 
-@pytest.mark.parametrize("case", _webnn_cases(["clamp"]))
-def test_webnn_clamp_vectors_as_clip1(case):
+def test_webnn_clamp_vectors_as_clip1():
     """WebNN's clamp is CLIP1 with bounds of the tensor's type, except for NaN: WebNN propagates
     it, DirectML's max(Min, min(x, Max)) with Direct3D's min/max gives max(Min, Max) instead."""
-    (operand,) = case["inputs"]
-    dtype = operand["dataType"]
-    x, expected = _array(operand), _array(case["expected"])
-    bounds = _clamp_bounds(case, dtype)
-    strict = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, nan_rule="propagate", **bounds)
-    assert _within_webnn_tolerance(expected, strict, case["tolerance"]).all()
-    direct3d = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, **bounds)
-    nan_input = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=bool)
-    assert _within_webnn_tolerance(expected[~nan_input], direct3d[~nan_input], case["tolerance"]).all()
-    assert (direct3d[nan_input] == max(bounds["Min"], bounds["Max"])).all()
+    failures = Failures()
+    for case in _webnn_cases(["clamp"]):
+        with failures.check(f"clamp: {case['name']}"):
+            (operand,) = case["inputs"]
+            dtype = operand["dataType"]
+            x, expected = _array(operand), _array(case["expected"])
+            bounds = _clamp_bounds(case, dtype)
+            strict = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, nan_rule="propagate", **bounds)
+            assert _within_webnn_tolerance(expected, strict, case["tolerance"]).all()
+            direct3d = oracle.evaluate("ELEMENT_WISE_CLIP1", x, dtype, **bounds)
+            nan_input = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, dtype=bool)
+            assert _within_webnn_tolerance(expected[~nan_input], direct3d[~nan_input], case["tolerance"]).all()
+            assert (direct3d[nan_input] == max(bounds["Min"], bounds["Max"])).all()
+    failures.assert_none("WebNN clamp vectors")
+    assert failures.checked > 5, failures.checked
 
 
 def test_clip1_int64_bounds_keep_every_bit():
@@ -117,7 +127,7 @@ def test_is_infinity_on_every_float16_pattern(mode, signs):
 
 
 def test_webnn_vectors_cover_both_float_types():
-    types = {c.values[0]["expected"]["dataType"] for c in _webnn_cases(WEBNN_TO_DML)}
+    types = {c["expected"]["dataType"] for c in _webnn_cases(WEBNN_TO_DML)}
     assert types == {"float32", "float16"}
 
 

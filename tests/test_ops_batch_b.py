@@ -19,6 +19,7 @@ from conformance.judge.expected import expected_and_reference, interval_judge
 from conformance.judge.ulp import ulp_distance
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
+from every import Failures
 
 WEBNN = Path(__file__).resolve().parent / "data" / "wpt-webnn"
 # WebNN operator file -> DirectML operator
@@ -35,26 +36,31 @@ def _number(value):
 def _webnn_cases():
     for name, op in sorted(WEBNN_OPERATORS.items()):
         for case in json.loads((WEBNN / f"{name}.json").read_text())["cases"]:
-            yield pytest.param(op, case, id=f"{name}: {case['name']}")
+            yield name, op, case
 
 
-@pytest.mark.parametrize("op, case", list(_webnn_cases()))
-def test_the_oracle_gives_webnns_expected_outputs_within_webnns_tolerance(op, case):
-    (given,) = case["inputs"]
-    x = np.array([_number(v) for v in given["data"]], dtype=given["dataType"]).reshape(given["shape"])
-    ours = oracle.evaluate(op, x, given["dataType"])
-    wanted = case["expected"]
-    expected = np.array([_number(v) for v in wanted["data"]], dtype=wanted["dataType"]).reshape(wanted["shape"])
-    assert ours.dtype == expected.dtype and ours.shape == expected.shape
-    tolerance = case["tolerance"]
-    both_nan = np.isnan(ours.astype(np.float64)) & np.isnan(expected.astype(np.float64))
-    if tolerance["metricType"] == "ULP":
-        error = np.where(both_nan, 0, ulp_distance(expected, ours))
-    else:
-        with np.errstate(invalid="ignore"):
-            error = np.where(both_nan | (ours == expected), 0.0,
-                             np.abs(ours.astype(np.float64) - expected.astype(np.float64)))
-    assert error.max(initial=0) <= tolerance["value"], (x, ours, expected)
+def test_the_oracle_gives_webnns_expected_outputs_within_webnns_tolerance():
+    """Every vector of the mapped WebNN operators, one test; a failure names the vector."""
+    failures = Failures()
+    for name, op, case in _webnn_cases():
+        with failures.check(f"{name}: {case['name']}"):
+            (given,) = case["inputs"]
+            x = np.array([_number(v) for v in given["data"]], dtype=given["dataType"]).reshape(given["shape"])
+            ours = oracle.evaluate(op, x, given["dataType"])
+            wanted = case["expected"]
+            expected = np.array([_number(v) for v in wanted["data"]], dtype=wanted["dataType"]).reshape(wanted["shape"])
+            assert ours.dtype == expected.dtype and ours.shape == expected.shape
+            tolerance = case["tolerance"]
+            both_nan = np.isnan(ours.astype(np.float64)) & np.isnan(expected.astype(np.float64))
+            if tolerance["metricType"] == "ULP":
+                error = np.where(both_nan, 0, ulp_distance(expected, ours))
+            else:
+                with np.errstate(invalid="ignore"):
+                    error = np.where(both_nan | (ours == expected), 0.0,
+                                     np.abs(ours.astype(np.float64) - expected.astype(np.float64)))
+            assert error.max(initial=0) <= tolerance["value"], (x, ours, expected)
+    failures.assert_none("WebNN vectors")
+    assert failures.checked > 20, failures.checked
 
 
 def test_the_webnn_vectors_reach_every_operator_they_name():

@@ -11,6 +11,7 @@ import oracle
 from conformance.caseset import caseload
 from tests import webnn
 from tests.high_precision import DIGITS, erf, nearest
+from tests.every import Failures
 
 F32 = np.float32
 
@@ -34,29 +35,31 @@ MAPPING = {
 
 
 def _params():
-    found = []
-    for name, targets in MAPPING.items():
-        for case in webnn.cases(name):
-            for op, fields in targets:
-                found.append(pytest.param(case, op, fields(case["arguments"]), id=f"{op}:{case['name']}"))
-    return found
+    """(WebNN vector, DirectML operator, its fields) of every mapped vector."""
+    return [(case, op, fields(case["arguments"])) for name, targets in MAPPING.items()
+            for case in webnn.cases(name) for op, fields in targets]
 
 
-@pytest.mark.parametrize("case, op, fields", _params())
-def test_webnn_vectors(case, op, fields):
-    (operand,) = case["inputs"]
-    x, expected = webnn.array(operand), webnn.array(case["expected"])
-    actual = oracle.evaluate(op, x, operand["dataType"], **fields)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    ok = webnn.within_tolerance(expected, actual, case["tolerance"])
-    assert ok.all(), (f"{(~ok).sum()} elements outside WebNN's {case['tolerance']['metricType']} "
-                      f"{case['tolerance']['value']}: x={x[~ok][:4]}, oracle={actual[~ok][:4]}, "
-                      f"webnn={expected[~ok][:4]}")
+def test_webnn_vectors():
+    """Every mapped WebNN vector, one test; a failure names the operator and the vector."""
+    failures = Failures()
+    for case, op, fields in _params():
+        with failures.check(f"{op}: {case['name']}"):
+            (operand,) = case["inputs"]
+            x, expected = webnn.array(operand), webnn.array(case["expected"])
+            actual = oracle.evaluate(op, x, operand["dataType"], **fields)
+            assert actual.dtype == expected.dtype and actual.shape == expected.shape
+            ok = webnn.within_tolerance(expected, actual, case["tolerance"])
+            assert ok.all(), (f"{(~ok).sum()} elements outside WebNN's {case['tolerance']['metricType']} "
+                              f"{case['tolerance']['value']}: x={x[~ok][:4]}, oracle={actual[~ok][:4]}, "
+                              f"webnn={expected[~ok][:4]}")
+    failures.assert_none("WebNN vectors")
+    assert failures.checked > 100, failures.checked
 
 
 def test_every_mapped_operator_has_vectors_in_both_float_types():
     types = {}
-    for case, op, _ in (p.values for p in _params()):
+    for case, op, _ in _params():
         types.setdefault(op, set()).add(case["inputs"][0]["dataType"])
     assert set(types) == {op for targets in MAPPING.values() for op, _ in targets}
     assert all(found == {"float32", "float16"} for op, found in types.items() if op != "ACTIVATION_LINEAR"), types

@@ -22,6 +22,7 @@ import pytest
 import oracle
 from conformance import specs
 from conformance.caseset.caseload import CaseFileError, load_file
+from every import Failures
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = (".py", ".sh", ".js", ".html", ".css", ".toml", ".cfg", ".ini")
@@ -190,25 +191,29 @@ def test_every_operator_with_integer_types_states_its_integer_semantics():
     assert not missing, f"specs with integer types but no `integers` (their semantics on Python ints): {missing}"
 
 
-@pytest.mark.parametrize("op,dtype,params", _integer_sets(), ids=lambda value: str(value)[:60])
-def test_integer_results_are_the_python_integer_ones(op, dtype, params):
+def test_integer_results_are_the_python_integer_ones():
     """The oracle on integer tensors, every value, against the spec's own statement of the integer
-    semantics on Python ints: exact (no float64 on the way: 2^53 + 1 stays itself)."""
-    spec = specs.get(op)
-    if spec.integers is None:
-        pytest.skip(f"{op} states no integer semantics (test_every_operator_with_integer_types_states_...)")
-    formula = spec.integers(params, dtype)
-    if formula is None:
-        pytest.skip(f"{op} {params}: a float computation on integers (its fields say so)")
-    values = _integer_inputs(dtype)
-    if spec.several_inputs:  # every combination of the values over the inputs
-        values = list(itertools.product(values, repeat=len(spec.inputs)))
-        x = tuple(np.array(column, dtype=dtype) for column in zip(*values))
-    else:
-        x = np.array(values, dtype=dtype)
-    got = oracle.evaluate(op, x, dtype, **params)
-    assert got.dtype == np.dtype(spec.output_dtype(dtype))
-    wanted = [formula(*v) if spec.several_inputs else formula(v) for v in values]
-    assert all(type(w) is int for w in wanted), wanted
-    wrong = [(v, g, w) for v, g, w in zip(values, got.tolist(), wanted) if g != w]
-    assert not wrong, f"{op} {dtype} {params}: (x, oracle, Python int) {wrong[:5]}"
+    semantics on Python ints: exact (no float64 on the way: 2^53 + 1 stays itself). One test over
+    every integer case's operator, type and fields; a failure names them."""
+    failures, exact = Failures(), 0
+    for op, dtype, params in _integer_sets():
+        spec = specs.get(op)
+        formula = spec.integers(params, dtype) if spec.integers is not None else None
+        if formula is None:  # no statement (the test above fails), or a float computation on integers
+            continue
+        with failures.check(f"{op} {dtype} {params}"):
+            values = _integer_inputs(dtype)
+            if spec.several_inputs:  # every combination of the values over the inputs
+                values = list(itertools.product(values, repeat=len(spec.inputs)))
+                x = tuple(np.array(column, dtype=dtype) for column in zip(*values))
+            else:
+                x = np.array(values, dtype=dtype)
+            got = oracle.evaluate(op, x, dtype, **params)
+            assert got.dtype == np.dtype(spec.output_dtype(dtype)), got.dtype
+            wanted = [formula(*v) if spec.several_inputs else formula(v) for v in values]
+            assert all(type(w) is int for w in wanted), wanted
+            wrong = [(v, g, w) for v, g, w in zip(values, got.tolist(), wanted) if g != w]
+            assert not wrong, f"(x, oracle, Python int) {wrong[:5]}"
+            exact += 1
+    failures.assert_none("integer sets differ from the Python integers")
+    assert exact > 100, f"only {exact} integer sets checked"
