@@ -13,11 +13,12 @@ from conformance.backends import create
 from conformance.caseset.caseload import SHIPPED_CASES, load_paths
 from conformance.caseset.operands import take
 from conformance.caseset.selection import select
-from conformance.judge import intervals
+from conformance.judge import fast_kernels, intervals
 from conformance.judge.d3d import IntervalJudge, lowering_points
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
 from conformance.specs import primitives as P
+from every import Failures
 
 SWEEPS = SHIPPED_CASES.parent / "sweeps" / "float16_every_parameter_set"
 
@@ -52,12 +53,16 @@ def assert_sound(op, dtype, params, nan_rule, x):
 
 
 def assert_sound_on(op, dtype, params, nan_rule, x):
+    """The float32 intervals of one input come from the compiled evaluation a run of large tensors uses
+    (fused_intervals: intervals.Evaluator's operations, the same bits, held equal to judge.bounds for
+    every operator by test_speed_equivalence::test_compiled_intervals_equal_the_numpy_ones); the rest
+    from judge.bounds itself, as fused_intervals.bounds hands them on."""
     judge = IntervalJudge(op, dtype, params, nan_rule)
     size = x[0].size if isinstance(x, tuple) else x.size
     for start in range(0, size, 1 << 20):
         part = tuple(v[start:start + (1 << 20)] for v in x) if isinstance(x, tuple) else x[start:start + (1 << 20)]
         expected = oracle.evaluate(op, part, dtype, nan_rule=nan_rule, **params)
-        lo, hi, num, may_nan = judge.bounds(part, expected)
+        lo, hi, num, may_nan = _bounds(judge, part, expected)
         e = expected.astype(np.float64)
         inside = np.where(np.isnan(e), may_nan, num & (lo <= e) & (e <= hi))
         outside = ~inside & ~lowering_points(lo, hi, num, may_nan)
@@ -67,21 +72,39 @@ def assert_sound_on(op, dtype, params, nan_rule, x):
                                             for i in where))
 
 
-# 2^24 float32 inputs per parameter set cost about half a minute each on CI's 2 cores: the seed
-# operators' sets always get them; the catalogue's get 2^20 (2,048 per binade) unless
-# DMLC_FULL_SOUNDNESS=1 asks for 2^24 everywhere (README: "Tolerance models").
+# 2^24 float32 inputs cost seconds a parameter set even compiled: the first set of each seed operator
+# (and NaN rule) gets them; every other set 2^20 (2,048 per binade), unless DMLC_FULL_SOUNDNESS=1 asks
+# for 2^24 everywhere (README: "Tolerance models").
 FULL_SOUNDNESS = {"ACTIVATION_CELU", "ACTIVATION_SCALED_ELU", "ELEMENT_WISE_CLIP", "ELEMENT_WISE_CONSTANT_POW"}
 
 
-@pytest.mark.parametrize("op,dtype,params,nan_rule", parameter_sets())
-def test_the_exactly_rounded_value_lies_in_its_interval(op, dtype, params, nan_rule):
+def _bounds(judge, x, expected):
+    if not fast_kernels.AVAILABLE:  # the plain evaluation, slower, the same bits
+        return judge.bounds(x, expected)
+    from conformance.judge import fused_intervals
+    return fused_intervals.bounds(judge, x, expected)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_the_exactly_rounded_value_lies_in_its_interval(dtype):
+    """Every parameter set of dtype in cases/ and the float16 sweeps, in one test: float16 on all
+    65,536 inputs, float32 on 2^20 (2^24 for a seed operator's first set); a failure names the set."""
+    failures, dense = Failures(), set()
     if dtype == "float16":
-        x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
-    elif op in FULL_SOUNDNESS or os.environ.get("DMLC_FULL_SOUNDNESS") == "1":
-        x = every_binade_float32()
+        every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
     else:
-        x = every_binade_float32(per_binade=1 << 11)
-    assert_sound(op, dtype, params, nan_rule, x)
+        every, sparse = every_binade_float32(), every_binade_float32(per_binade=1 << 11)
+    for op, dtype_, params, nan_rule in (p.values for p in parameter_sets()):
+        if dtype_ != dtype:
+            continue
+        x = every
+        if dtype == "float32" and os.environ.get("DMLC_FULL_SOUNDNESS") != "1":
+            x = every if op in FULL_SOUNDNESS and (op, nan_rule) not in dense else sparse
+            dense.add((op, nan_rule))
+        with failures.check(f"{op} {dtype} {params} {nan_rule}"):
+            assert_sound(op, dtype, params, nan_rule, x)
+    failures.assert_none(f"{dtype} parameter sets with exact values outside their intervals")
+    assert failures.checked > 300, failures.checked
 
 
 def test_the_oracle_as_device_passes_every_default_case_under_d3d():
