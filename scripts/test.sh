@@ -5,8 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# One pytest worker a core, at most four (pytest-xdist; each worker may run a Wine lane of its own, about
+# 2.5 GiB at its peak); DMLC_TEST_WORKERS=N chooses, 0 runs in this process; a -n given here wins.
+cores=$(nproc 2>/dev/null || echo 2)
+workers=${DMLC_TEST_WORKERS:-$(( cores < 4 ? cores : 4 ))}
 set +e
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest -n "$workers" --dist worksteal "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

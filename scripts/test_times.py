@@ -1,7 +1,7 @@
 """The project's own test suite, timed per test file: the figures that show a regression in test time
 the way `conformance bench` shows one in speed.
 
-    python3 scripts/test_times.py                        # run the suite (pytest -n 2), then the table
+    python3 scripts/test_times.py                        # run the suite (pytest, as given), then the table
     python3 scripts/test_times.py -- tests/test_d3d.py   # arguments after -- go to pytest
     python3 scripts/test_times.py TESTS.xml              # the table of a finished run (pytest --junitxml)
     python3 scripts/test_times.py NEW.xml --baseline OLD.xml   # and the change per file
