@@ -62,6 +62,14 @@ def visible(elements):
     return [e for e in elements if e.is_displayed()]
 
 
+def shown_attributes(driver, selector: str, attribute: str) -> list:
+    """attribute of every element of selector that a person sees, in one script call (a WebDriver
+    round trip per element costs tens of milliseconds, and the report has thousands of rows)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]))"
+        ".filter(e => e.checkVisibility()).map(e => e.getAttribute(arguments[1]))", selector, attribute)
+
+
 def no_alert(driver):
     from selenium.common.exceptions import NoAlertPresentException
     try:
@@ -81,17 +89,20 @@ def test_a_person_sees_the_matrix_the_drill_down_and_the_histogram(browser, cpu_
     table = browser.find_element(By.ID, "matrix-table")
     assert table.is_displayed()
     built = matrix.build(records)
-    rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
-    assert [r.find_element(By.CSS_SELECTOR, "td.op").text.replace("\n", "") for r in rows] == \
-        [row.op for row in built.rows]
-    for row_element, row in zip(rows, built.rows):
-        cells = row_element.find_elements(By.CSS_SELECTOR, "td.cell")
-        for element, column in zip(cells, built.columns):
+    # each row's operator and cells as rendered (innerText, what a person reads), in one script call
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#matrix-table tbody tr')).map(r => "
+        "[r.querySelector('td.op').innerText, Array.from(r.querySelectorAll('td.cell')).map(c => c.innerText)])")
+    assert [op.replace("\n", "") for op, _ in rows] == [row.op for row in built.rows]
+    for (_, texts), row in zip(rows, built.rows):
+        assert len(texts) == len(built.columns), (row.op, texts)
+        for text, column in zip(texts, built.columns):
             cell = row.cells.get(column)
             if cell is None:
-                assert element.text == "–"
+                assert text.strip() == "–", (row.op, column, text)
             else:
-                assert element.text.split("\n")[:2] == [statuses.short(cell.status), f"{cell.shown}/{cell.total}"]
+                assert text.strip().split("\n")[:2] == [statuses.short(cell.status), f"{cell.shown}/{cell.total}"], \
+                    (row.op, column, text)
     # a failing case's drill-down opens on a click and shows the worst elements and the histogram
     case = browser.find_elements(By.CSS_SELECTOR, "details.case")[0]
     worst = case.find_element(By.CSS_SELECTOR, "table.worst")
@@ -136,16 +147,13 @@ def test_the_filters_work_with_javascript(browser, cpu_report):
     Select(form.find_element(By.NAME, "op")).select_by_visible_text("ACTIVATION_CELU")
     celu = [r for r in records if r["op"] == "ACTIVATION_CELU"]
     assert shown.text == f"showing {len(celu)} of {len(records)} cases"
-    matrix_rows = visible(browser.find_elements(By.CSS_SELECTOR, "#matrix-table tbody tr"))
-    assert [r.get_attribute("data-op-row") for r in matrix_rows] == ["ACTIVATION_CELU"]
+    assert shown_attributes(browser, "#matrix-table tbody tr", "data-op-row") == ["ACTIVATION_CELU"]
     form.find_element(By.CSS_SELECTOR, "input[name=status][value=pass]").click()
     left = [r for r in celu if r["status"] != "pass"]
     assert shown.text == f"showing {len(left)} of {len(records)} cases"
-    rows = visible(browser.find_elements(By.CSS_SELECTOR, "table.cases tbody tr"))
-    assert sorted(r.get_attribute("data-case") for r in rows) == sorted(r["id"] for r in left)
+    assert sorted(shown_attributes(browser, "table.cases tbody tr", "data-case")) == sorted(r["id"] for r in left)
     Select(form.find_element(By.NAME, "dtype")).select_by_visible_text("float16")
-    headers = visible(browser.find_elements(By.CSS_SELECTOR, "#matrix-table th[data-col-dtype]"))
-    assert {h.get_attribute("data-col-dtype") for h in headers} == {"float16"}
+    assert set(shown_attributes(browser, "#matrix-table th[data-col-dtype]", "data-col-dtype")) == {"float16"}
     form.find_element(By.CSS_SELECTOR, "button[data-reset]").click()
     assert shown.text == f"showing {len(records)} of {len(records)} cases"
     # a failing matrix cell links to its first failing case, which opens
