@@ -100,3 +100,28 @@ def test_the_chromium_hook_fails_ci_when_it_cannot_install(tmp_path):
     done = subprocess.run(["/bin/bash", str(ROOT / "scripts" / "ci.d" / "20-chromium.sh")], capture_output=True,
                           text=True, env=dict(os.environ, PATH=str(tmp_path / "bin")))
     assert done.returncode == 100 and "Unable to locate package chromium" in done.stderr, done.stdout + done.stderr
+
+
+def test_the_time_per_test_file_is_tabled_from_junit_xml(tmp_path, capsys):
+    """scripts/test_times.py, which .ci/run runs after the tests: seconds per file (summed over its
+    tests, whichever xdist worker ran them), the slowest test, and the change against a baseline."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("test_times", ROOT / "scripts" / "test_times.py")
+    times = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(times)
+
+    def junit(path, cases):
+        body = "".join(f'<testcase classname="{c}" name="{n}" time="{t}"/>' for c, n, t in cases)
+        path.write_text(f'<?xml version="1.0"?><testsuites><testsuite name="pytest">{body}</testsuite></testsuites>')
+        return str(path)
+    new = junit(tmp_path / "new.xml", [("tests.test_a", "test_one", 1.5), ("tests.test_a", "test_two[x]", 4.0),
+                                       ("tests.test_b.TestGroup", "test_three", 0.5)])
+    old = junit(tmp_path / "old.xml", [("tests.test_a", "test_one", 10.0), ("tests.test_b.TestGroup", "test_three", 2.0)])
+    assert times.per_file(new) == {"tests/test_a.py": [2, 5.5, (4.0, "test_two[x]")],
+                                   "tests/test_b.py": [1, 0.5, (0.5, "test_three")]}
+    assert times.main([new, "--baseline", old]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:6] == ["tests/test_a.py", "2", "5.5", "91.7%", "10.0", "-4.5"], lines
+    assert lines[1].endswith("4.0 s test_two[x]") and lines[-1].split()[:6] == ["all", "3", "6.0", "100%", "12.0", "-6.0"]
+    (tmp_path / "broken.xml").write_text("<testsuites>")
+    assert times.main([str(tmp_path / "broken.xml")]) == 2

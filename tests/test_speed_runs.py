@@ -40,6 +40,11 @@ def assert_same_records(fast_records, plain_records):
         assert not differing, (mine["id"], {key: (mine.get(key), theirs.get(key)) for key in differing})
 
 
+# device -> its plain run (one session per parameter set, no acceleration): the same whatever kernel_mode,
+# which only changes the runs with the speed-ups, so each test module's process makes it once
+_PLAIN = {}
+
+
 @pytest.fixture(scope="module")
 def default_cases():
     return load_paths()
@@ -67,8 +72,10 @@ def kernel_mode(request, monkeypatch):
 
 
 def test_default_cases_on_cpu_same_records_with_and_without_speed_ups(default_cases, kernel_mode):
-    plain = run_records(OrtBackend("cpu", "CPUExecutionProvider", share_graphs=False), default_cases,
-                        jobs=1, accelerate=False)
+    if "cpu" not in _PLAIN:  # the same whatever kernel_mode: made once
+        _PLAIN["cpu"] = run_records(OrtBackend("cpu", "CPUExecutionProvider", share_graphs=False), default_cases,
+                                    jobs=1, accelerate=False)
+    plain = _PLAIN["cpu"]
     quick = run_records(OrtBackend("cpu", "CPUExecutionProvider"), default_cases, jobs=2)
     assert_same_records(quick.records, plain.records)
     # One shared graph per operator and data type; a family the provider refuses is split, one
@@ -84,12 +91,19 @@ def test_default_cases_on_cpu_same_records_with_and_without_speed_ups(default_ca
         assert set(record["placement"].values()) <= {"CPUExecutionProvider"}
 
 
+def plain_float_run(default_cases, device):
+    if device not in _PLAIN:
+        _PLAIN[device] = run_records(create(device), select(default_cases, "float16 or float32"), jobs=1,
+                                     accelerate=False)
+    return _PLAIN[device]
+
+
 @pytest.mark.parametrize("device", ["python:oracle:evaluate", "python:faults:off_by_tolerance_plus_one",
                                     "python:faults:flush_denormals", "python:faults:swallow_nan",
                                     "python:faults:all_zeros"])
 def test_fault_injection_same_records_with_and_without_speed_ups(default_cases, device, kernel_mode):
     cases = select(default_cases, "float16 or float32")
-    plain = run_records(create(device), cases, jobs=1, accelerate=False)
+    plain = plain_float_run(default_cases, device)
     quick = run_records(create(device), cases, jobs=3)
     assert_same_records(quick.records, plain.records)
     if device == "python:oracle:evaluate":
