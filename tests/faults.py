@@ -1,4 +1,6 @@
 """Devices that are wrong on purpose, with oracle.evaluate's signature (python:faults:NAME)."""
+import zlib
+
 import numpy as np
 
 import oracle
@@ -149,3 +151,23 @@ def scale_bias_on_the_first_input_only(op, x, dtype, **params):
     from oracle.scale_bias import apply_scale_bias
     first = apply_scale_bias(x[0].astype(np.float64), params.get("ScaleBias")).astype(x[0].dtype)
     return oracle.evaluate(op, (first, *x[1:]), dtype, **{**params, "ScaleBias": None})
+
+
+def mixed_behaviour(op: str, dtype: str, shape) -> str:
+    """Which of MIXED a case of this operator, type and output shape gets (the same in every run)."""
+    return MIXED[zlib.crc32(f"{op}|{dtype}|{tuple(shape)}".encode()) % len(MIXED)]
+
+
+def mixed(op, x, dtype, **params):
+    """A device of five behaviours, one a case: exact (the oracle), three elements tolerance + 1 ULP
+    off, denormals flushed, NaN swallowed, all zeros. One run of it takes the verification down every
+    path the five single-fault devices take, each on a fifth of the cases."""
+    shape = np.broadcast_shapes(*(v.shape for v in x)) if isinstance(x, tuple) else x.shape
+    return globals()[mixed_behaviour(op, dtype, shape)](op, x, dtype, **params)
+
+
+def exact(op, x, dtype, **params):
+    return oracle.evaluate(op, x, dtype, **params)
+
+
+MIXED = ("exact", "off_by_tolerance_plus_one", "flush_denormals", "swallow_nan", "all_zeros")
