@@ -280,6 +280,8 @@ class State:
             except backends.BackendUnavailable as error:
                 self.failure = error
                 raise
+            from conformance.judge import compiling
+            compiling.announcer = lambda m: sys.stderr.write(m + "\n")  # as `conformance run` says it
             argv = ["pytest", *map(str, self.config.invocation_params.args)]
             self.header = runner.run_metadata(self.backend, self.level, self.config.option.conformance_seed, argv,
                                               model=self.model, case_files=self.case_files)
@@ -320,6 +322,8 @@ class State:
 
     def close(self):
         if self.backend is not None:
+            from conformance.judge import compiling
+            compiling.announcer = None
             self.backend.close()
             self.backend = None
 
