@@ -21,13 +21,15 @@ class Failures:
 
     @contextlib.contextmanager
     def check(self, label: str):
-        """Run a block for one item: an AssertionError in it is recorded under label, not raised."""
+        """Run a block for one item: an assertion or an exception in it is recorded under label, not raised."""
         self.checked += 1
         try:
             yield
         except AssertionError as error:
             lines = str(error).strip().splitlines() or ["assertion failed"]
             self.items.append(f"{label}: {lines[0]}")  # the message; pytest's explanation follows it
+        except Exception as error:  # an item the code under test raised on: the others still run
+            self.items.append(f"{label}: {type(error).__name__}: {str(error).strip()[:300]}")
 
     def assert_none(self, what: str):
         if self.items:
