@@ -145,3 +145,31 @@ def test_the_shipped_cases_cover_every_type_rank_and_level_boundary():
         for parameter in spec.parameters:
             assert any(c.params[parameter.name] != parameter.default for c in mine), parameter.name
         assert any(c.in_place for c in mine) == spec.in_place
+
+
+def test_only_regular_files_are_read_and_never_past_the_limit(tmp_path):
+    """A FIFO would block for ever and /dev/zero (st_size 0) never ends: each, and a link to it, is
+    one line naming the file, before a byte is read; a file over the limit is refused after limit + 1."""
+    import os
+
+    from conformance.caseset import caseload
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.yaml"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero):
+        with pytest.raises(CaseFileError, match=rf"{path.name}:1: not a regular file"):
+            load_paths([str(path)])
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * caseload.MAX_FILE_BYTES + "\n")
+    with pytest.raises(CaseFileError, match=rf"big.yaml:1: file is over {caseload.MAX_FILE_BYTES} bytes"):
+        load_paths([str(big)])
+
+
+@pytest.mark.parametrize("value", ["{a: " * 500 + "1" + "}" * 500, "[" * 500 + "]" * 500])
+def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path, value):
+    path = tmp_path / "deep.yaml"
+    path.write_text(f"operator: ACTIVATION_CELU\ngroups:\n  - dtypes: [float32]\n    shapes: [[2]]\n"
+                    f"    params: {value}\n    inputs: [{{kind: uniform}}]\n")
+    with pytest.raises(CaseFileError, match=r"deep.yaml:5: nested more than \d+ levels deep"):
+        load_paths([str(path)])

@@ -5,7 +5,9 @@ aliases are refused (no billion laughs), duplicate keys are refused, and every
 message names the file and line.
 """
 import itertools
+import os
 import re
+import stat
 from pathlib import Path, PureWindowsPath
 
 import jsonschema
@@ -21,6 +23,7 @@ from conformance.errors import BadInput
 from conformance.specs import fused
 
 MAX_FILE_BYTES = 1 << 20
+MAX_DEPTH = 32  # levels of nesting in a case file (the schema needs about six)
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -100,16 +103,15 @@ def load_file(path, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tolerance=
 def parse(path: Path):
     """YAML text -> (plain data, {path tuple: line})."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise CaseFileError([f"{path}:1: file is {size} bytes; case files are limited to {MAX_FILE_BYTES}"])
-        text = path.read_text(encoding="utf-8")
+        text = _read_regular(path, MAX_FILE_BYTES).decode("utf-8")
     except UnicodeDecodeError as error:
         raise CaseFileError([f"{path}:1: not UTF-8 text ({error.reason})"]) from None
     except OSError as error:
         raise CaseFileError([f"{path}: cannot read: {error.strerror}"]) from None
     try:
         node = _compose(text)
+    except RecursionError:
+        raise CaseFileError([f"{path}:1: nested too deep for a case file (at most {MAX_DEPTH} levels)"]) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
         line = mark.line + 1 if mark else 1
@@ -119,6 +121,24 @@ def parse(path: Path):
         raise CaseFileError([f"{path}:1: the file is empty"])
     lines = {}
     return _to_python(path, node, (), lines, set(), yaml.constructor.SafeConstructor()), lines
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most limit bytes, else CaseFileError naming it. Opened
+    without blocking and checked on the open descriptor: a FIFO would wait for a writer for ever and
+    /dev/zero (st_size 0) never ends, a link to either included; never more than limit + 1 bytes read."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise CaseFileError([f"{path}: cannot read: {error.strerror}"]) from None
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise CaseFileError([f"{path}:1: not a regular file (a FIFO, a device or a socket): case files are read "
+                                 "only from regular files"])
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise CaseFileError([f"{path}:1: file is over {limit} bytes; case files are limited to {limit}"])
+    return data
 
 
 def _compose(text: str):
@@ -136,6 +156,8 @@ def _compose(text: str):
 
 def _to_python(path, node, where, lines, visited, constructor):
     lines[where] = node.start_mark.line + 1
+    if len(where) > MAX_DEPTH:
+        raise CaseFileError([f"{path}:{node.start_mark.line + 1}: nested more than {MAX_DEPTH} levels deep"])
     if id(node) in visited:
         raise CaseFileError([f"{path}:{node.start_mark.line + 1}: anchors and aliases are not allowed"])
     visited.add(id(node))
