@@ -171,3 +171,10 @@ def exact(op, x, dtype, **params):
 
 
 MIXED = ("exact", "off_by_tolerance_plus_one", "flush_denormals", "swallow_nan", "all_zeros")
+
+
+def slow(op, x, dtype, **params):
+    """The oracle, a tenth of a second a case: a run long enough to be signalled in the middle."""
+    import time
+    time.sleep(0.1)
+    return oracle.evaluate(op, x, dtype, **params)

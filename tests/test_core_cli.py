@@ -256,3 +256,29 @@ def test_a_broken_pipe_that_is_not_standard_output_is_a_harness_bug():
     done = cli_with("import conformance.cli.command as cli\ndef lost(args): raise BrokenPipeError(32, 'Broken pipe')\n"
                     "cli.cmd_list = lost", "list")
     assert done.returncode == 4 and "BrokenPipeError" in done.stderr, done.stderr
+
+
+def test_sigterm_is_handled_as_ctrl_c_with_its_own_exit_code(tmp_path):
+    """SIGTERM mid-run: the records so far and the footer are written, the run says so and exits 143
+    (README's exit-code table), not a silent death."""
+    import json
+    import os
+    import signal
+    import time
+    results = tmp_path / "run.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "python:faults:slow", "-k",
+                            "ACTIVATION_CELU and float32", "--quiet", "--results", str(results)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(__file__), os.environ.get("PYTHONPATH")]))})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not results.exists() or '"in-flight"' not in results.read_text()):
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the batch: 38 cases of 0.1 s each
+    run.send_signal(signal.SIGTERM)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 143, (run.returncode, err[-2000:])
+    assert "terminated (SIGTERM)" in err, err[-2000:]
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert lines[-1]["type"] == "footer" and lines[-1]["interrupted"] is True, lines[-1]
+    header, records, footer = read_results(results)
+    assert footer["interrupted"] and header.get("unfinished"), header  # the cases it was running, named

@@ -7,7 +7,9 @@ Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -21,13 +23,39 @@ from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_HARNESS_BUG = 4
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + 15  # SIGTERM: handled as Ctrl-C is (results kept, the footer written), its own code
 EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: everything that handles Ctrl-C handles it too (the runner keeps what it
+    finished and the footer is written); the run then ends with EXIT_TERMINATED and says so."""
+
+
+_TERMINATED = threading.Event()
+
+
+def _on_sigterm(signum, frame):
+    _TERMINATED.set()
+    raise Terminated()
 
 
 def main(argv=None) -> int:
     from conformance.run.progress import tolerant_console
     tolerant_console()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv) -> int:
+    _TERMINATED.clear()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -43,6 +71,9 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:  # outside a run's own handling (loading, starting the backend, reports)
+        if _TERMINATED.is_set():
+            print("terminated (SIGTERM)", file=sys.stderr)
+            return EXIT_TERMINATED
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except CaseFileError as error:
@@ -280,6 +311,9 @@ def cmd_run(args) -> int:
         write(args.json, json.dumps({"header": summary_header, "operators": operator_rows(result.records),
                                      "footer": footer}, indent=2))
     if result.interrupted:
+        if _TERMINATED.is_set():
+            print("terminated (SIGTERM): the results so far are kept", file=sys.stderr)
+            return EXIT_TERMINATED
         return EXIT_INTERRUPTED
     return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
 
