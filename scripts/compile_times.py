@@ -2,7 +2,8 @@
 they then run: the figures behind docs/performance.md's "The suite and the first run at a
 sustainable pace".
 
-    .venv/bin/python scripts/compile_times.py            # six formulas, cold then warm
+    .venv/bin/python scripts/compile_times.py            # bench's float32 workloads, cold then warm
+    .venv/bin/python scripts/compile_times.py --cases    # every one-input float32 operator of cases/
     .venv/bin/python scripts/compile_times.py --warm-only
 
 Each pass runs in a process of its own with one fresh NUMBA_CACHE_DIR (cold: empty; warm: what the
@@ -16,9 +17,22 @@ import subprocess
 import sys
 import tempfile
 
-FORMULAS = [("ACTIVATION_CELU", {"Alpha": 1.0}), ("ELEMENT_WISE_CONSTANT_POW", {"Exponent": 2.5}),
-            ("ACTIVATION_SCALED_ELU", {"Alpha": 1.6732, "Gamma": 1.0507}),
-            ("ELEMENT_WISE_CLIP", {"Min": -1.5, "Max": 2.0}), ("ACTIVATION_GELU", {}), ("ELEMENT_WISE_TANH", {})]
+
+
+def formulas(every: bool) -> list:
+    """[(operator, fields)] of float32 one-input work: bench's workloads (sweeps/bench), or with every,
+    the first float32 parameter set of each such operator of the default cases."""
+    from conformance import specs
+    from conformance.caseset.caseload import load_paths
+    from conformance.cli import bench
+    if not every:
+        return [(op, params) for op, dtype, params in bench.workloads() if dtype == "float32"]
+    found = {}
+    for case in load_paths():
+        if case.dtype == "float32" and not specs.get(case.op).several_inputs and specs.get(case.op).d3d:
+            found.setdefault(case.op, case.params)
+    return sorted(found.items())
+
 
 PASS = """
 import hashlib, sys, time
@@ -37,7 +51,7 @@ for op, params in {formulas!r}:
     total += first
     for array in bounds:
         digest.update(np.ascontiguousarray(array).tobytes())
-    print(f"  {{op:28}} first call {{first:6.2f}} s   {{per:6.1f}} ns/element", flush=True)
+    print(f"  {{op:32}} first call {{first:6.2f}} s   {{per:6.1f}} ns/element", flush=True)
 print(f"  first calls in all {{total:.1f}} s; digest of every bound {{digest.hexdigest()[:16]}}")
 """
 
@@ -45,13 +59,17 @@ print(f"  first calls in all {{total:.1f}} s; digest of every bound {{digest.hex
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--warm-only", action="store_true", help="skip the cold pass")
+    parser.add_argument("--cases", action="store_true",
+                        help="every one-input float32 operator of the default cases, not bench's workloads")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, root)
+    work = formulas(args.cases)
     with tempfile.TemporaryDirectory(prefix="dmlc-compile-times-") as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
         for name in (["warm"] if args.warm_only else ["cold", "warm"]):
             print(f"{name} (NUMBA_CACHE_DIR={cache}):", flush=True)
-            done = subprocess.run([sys.executable, "-c", PASS.format(formulas=FORMULAS)], env=env, cwd=root)
+            done = subprocess.run([sys.executable, "-c", PASS.format(formulas=work)], env=env, cwd=root)
             if done.returncode:
                 return done.returncode
     return 0
