@@ -4,7 +4,7 @@ sustainable pace".
 
     .venv/bin/python scripts/compile_times.py            # bench's float32 workloads, cold then warm
     .venv/bin/python scripts/compile_times.py --cases    # every one-input float32 operator of cases/
-    .venv/bin/python scripts/compile_times.py --warm-only
+    .venv/bin/python scripts/compile_times.py --warm 3   # three warm passes (the speed varies a little)
 
 Each pass runs in a process of its own with one fresh NUMBA_CACHE_DIR (cold: empty; warm: what the
 cold pass left): per formula, the first call of fused_intervals.bounds (its compile, when cold) and
@@ -58,7 +58,7 @@ print(f"  first calls in all {{total:.1f}} s; digest of every bound {{digest.hex
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--warm-only", action="store_true", help="skip the cold pass")
+    parser.add_argument("--warm", type=int, default=1, help="warm passes after the cold one (default 1)")
     parser.add_argument("--cases", action="store_true",
                         help="every one-input float32 operator of the default cases, not bench's workloads")
     args = parser.parse_args()
@@ -67,7 +67,7 @@ def main() -> int:
     work = formulas(args.cases)
     with tempfile.TemporaryDirectory(prefix="dmlc-compile-times-") as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for name in (["warm"] if args.warm_only else ["cold", "warm"]):
+        for name in ["cold"] + ["warm"] * args.warm:
             print(f"{name} (NUMBA_CACHE_DIR={cache}):", flush=True)
             done = subprocess.run([sys.executable, "-c", PASS.format(formulas=work)], env=env, cwd=root)
             if done.returncode:
