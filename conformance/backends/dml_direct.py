@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from conformance.backends import dml_releases
+from conformance.backends import admission, dml_releases
 from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
                                        Backend, BackendUnavailable, BadInput, Outcome, number_option)
@@ -201,39 +201,40 @@ class DmlDirectBackend(Backend):
             args.append("--debug-layer")
         return args
 
-    def _launch(self, port, token, log, args=()) -> Process:
+    def _launch(self, port, tag, secret_file, log, args=()) -> Process:
         if self.launcher is not None:
-            return self.launcher.start(("127.0.0.1", port), token, log, args)
+            return self.launcher.start(("127.0.0.1", port), tag, secret_file, log, args)
         # Natively on Windows: this Python runs the worker.
         console_path = log.with_suffix(".console")
         console = open(console_path, "wb")
-        popen = subprocess.Popen([sys.executable, str(WORKER), "--connect", f"127.0.0.1:{port}", "--token", token,
-                                  *self._worker_args(), *args, "--log", str(log)],
-                                 env=dict(os.environ, DMLC_WORKER_TOKEN=token), stdin=subprocess.DEVNULL,
+        popen = subprocess.Popen([sys.executable, str(WORKER), "--connect", f"127.0.0.1:{port}", "--token-file",
+                                  str(secret_file), *self._worker_args(), *args, "--log", str(log)],
+                                 env=dict(os.environ, DMLC_WORKER_TOKEN=tag), stdin=subprocess.DEVNULL,
                                  stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
         console.close()
-        return Process(popen, token, [log, console_path], lambda: [popen.pid])
+        return Process(popen, tag, [log, console_path], lambda: [popen.pid])
 
     def _start(self):
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        port = listener.getsockname()[1]
-        token = secrets.token_hex(8)
+        server = admission.listener()
+        port = server.getsockname()[1]
+        secret, secret_file = admission.write_secret(self.workdir)  # the workdir is mkdtemp's: 0700
         self.workers_started += 1
         self.log_path = self.workdir / f"worker{self.workers_started}.log"
         started = time.perf_counter()
         region, folder = self._offer_shared()
         try:
-            self.worker = self._launch(port, token, self.log_path, [] if region is None else [
-                "--shared", wine_lane.windows_path(region.path), "--shared-size", str(region.size)])
+            self.worker = self._launch(port, secrets.token_hex(8), secret_file, self.log_path, [] if region is None
+                                       else ["--shared", wine_lane.windows_path(region.path), "--shared-size",
+                                             str(region.size)])
             self.process = self.worker.popen
-            self._connect(listener, token, started)
+            self._connect(server, secret, started)
         except BaseException:
             if region is not None:
                 region.close()
             raise
         finally:
+            server.close()
+            admission.remove_secret(secret_file)
             if region is not None:
                 shared.remove(folder)  # both sides keep their mappings; nothing stays in /dev/shm
         self._adopt_shared(region)
@@ -264,29 +265,18 @@ class DmlDirectBackend(Backend):
             region.close()
             self.shared_why = f"the worker did not map it: {self._hello_shared.get('why')}"
 
-    def _connect(self, listener, token, started):
-        listener.settimeout(1.0)
-        deadline = time.monotonic() + HELLO_TIMEOUT
-        try:
-            while True:
-                try:
-                    self.sock, _ = listener.accept()
-                    break
-                except socket.timeout:
-                    if self.process.poll() is not None or time.monotonic() > deadline:
-                        raise BackendUnavailable(f"dml-direct: the worker did not connect "
-                                                 f"({self._why_gone()})") from None
-        finally:
-            listener.close()
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock.settimeout(HELLO_TIMEOUT)
+    def _connect(self, server, secret, started):
+        """Admit the worker that proves itself with secret (admission.admit): a stranger's connection
+        or garbage on the port is dropped and said, and the wait goes on."""
         from conformance.worker import protocol
         self.protocol = protocol
         try:
-            hello, _ = protocol.recv(self.sock)
-        except (OSError, protocol.ProtocolError) as error:
-            raise BackendUnavailable(f"dml-direct: no hello from the worker ({error}; {self._why_gone()})") from None
-        if hello.get("token") != token or not hello.get("ok"):
+            self.sock, hello = admission.admit(server, secret, time.monotonic() + HELLO_TIMEOUT,
+                                               lambda: self.process.poll() is None,
+                                               lambda line: print(f"dml-direct: {line}", file=sys.stderr, flush=True))
+        except admission.NotAdmitted as error:
+            raise BackendUnavailable(f"dml-direct: {error} ({self._why_gone()})") from None
+        if not hello.get("ok"):
             raise BackendUnavailable(f"dml-direct: the worker could not start DirectML: "
                                      f"{hello.get('error') or hello}")
         hello["worker_start_seconds"] = round(time.perf_counter() - started, 3)

@@ -13,10 +13,12 @@ conformance/worker; dml-direct: DirectML driven directly, conformance/dmldirect/
 import json
 import os
 import re
+import secrets
 import select
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -176,8 +178,8 @@ def unix_path(path: str) -> str:
 class Process:
     """A started worker process: its Popen, its log files, and how to find all its pids."""
 
-    def __init__(self, popen, token, logs, pids):
-        self.popen, self.token, self.logs, self._pids = popen, token, logs, pids
+    def __init__(self, popen, tag, logs, pids):
+        self.popen, self.tag, self.logs, self._pids = popen, tag, logs, pids
 
     def alive(self) -> bool:
         return self.popen.poll() is None
@@ -206,11 +208,13 @@ class Process:
 
 
 class Launcher:
-    """Starts worker processes that connect back to address (host, port) with token; args: more
-    arguments for the worker's command line."""
+    """Starts worker processes that connect back to address (host, port) and prove themselves with
+    the secret in secret_file (conformance/backends/admission.py); tag marks the worker's processes
+    in their environment (DMLC_WORKER_TOKEN: no secret, it finds them); args: more arguments for the
+    worker's command line."""
     kind = "worker"
 
-    def start(self, address, token, log_path, args=()) -> Process:
+    def start(self, address, tag, secret_file, log_path, args=()) -> Process:
         raise NotImplementedError
 
     def describe(self) -> dict:
@@ -232,7 +236,7 @@ class WineLauncher(Launcher):
 
     A subclass names its worker: install(workdir) -> the script to run; marker, a word of the
     script's path that finds the Windows python.exe among the processes carrying the token.
-    The worker is run as `python.exe SCRIPT --connect HOST:PORT --token T [args] --log LOG`.
+    The worker is run as `python.exe SCRIPT --connect HOST:PORT --token-file F [args] --log LOG`.
     display: an X display to use instead of starting an Xvfb.
     """
     kind = "wine"
@@ -266,20 +270,22 @@ class WineLauncher(Launcher):
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            timeout=60, check=False)
 
-    def _ensure_display(self) -> str:
+    def _ensure_display(self):
+        """The given display's name, or this launcher's Xvfb (started, with its access control)."""
         if self.given_display:
             return self.given_display
         if self.xvfb is None:
             self.xvfb = Xvfb(self.workdir / "xvfb.log")
         self.display = self.xvfb.display()
-        return self.display
+        return self.xvfb
 
-    def start(self, address, token, log_path, args=()):
+    def start(self, address, tag, secret_file, log_path, args=()):
         display = self._ensure_display()
         command = [self.wine, str(self.lane.python_exe), windows_path(self.script), "--connect",
-                   f"{address[0]}:{address[1]}", "--token", token, *self.args, *args, "--log", windows_path(log_path)]
+                   f"{address[0]}:{address[1]}", "--token-file", windows_path(secret_file), *self.args, *args,
+                   "--log", windows_path(log_path)]
         env = wine_environment(self.lane, self.prefix, display, self.winedebug,
-                               dict(self.env, DMLC_WORKER_TOKEN=token))
+                               dict(self.env, DMLC_WORKER_TOKEN=tag))
         console_path = log_path.with_suffix(".console")
         console = open(console_path, "ab")
         process = subprocess.Popen(in_pty(command), stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
@@ -287,8 +293,8 @@ class WineLauncher(Launcher):
         console.close()
         # `script` runs Wine in a session of its own: the worker is found by its ids (the Windows
         # python.exe carries the token and the script's path; never wineserver or Wine's services).
-        return Process(process, token, [log_path, console_path],
-                       lambda: [process.pid] + processes_with(token, self.marker))
+        return Process(process, tag, [log_path, console_path],
+                       lambda: [process.pid] + processes_with(tag, self.marker))
 
     def describe(self) -> dict:
         marker = self.lane.marker
@@ -356,23 +362,46 @@ def _guard(read_end: int, prefix: str, folders: list):
 
 class Xvfb:
     """An X server for Wine's processes (Wine's desktop process needs a display even for console
-    programs), started on first use and again if it died; its output goes to log_path."""
+    programs), started on first use and again if it died; its output goes to log_path.
+
+    With access control: a fresh MIT-MAGIC-COOKIE-1 in `authority` (mode 0600, beside the log, in
+    the caller's private folder), given to the server with -auth and to Wine as XAUTHORITY
+    (environment()). Without it any local user could connect to the display the worker draws on."""
 
     def __init__(self, log_path: Path):
         self.log_path = log_path
+        self.authority = log_path.parent / "Xauthority"
         self.process = None
         self.name = None
+
+    def environment(self) -> dict:
+        """DISPLAY and XAUTHORITY for a client of this server (starting it if need be)."""
+        return {"DISPLAY": self.display(), "XAUTHORITY": str(self.authority)}
+
+    def _write_authority(self):
+        """One entry that any display number and address match (family FamilyWild, number empty):
+        the number is chosen by the server (-displayfd) after the file is read."""
+        def counted(data: bytes) -> bytes:
+            return struct.pack(">H", len(data)) + data
+        entry = struct.pack(">H", 0xFFFF) + counted(b"") + counted(b"") + counted(b"MIT-MAGIC-COOKIE-1") \
+            + counted(secrets.token_bytes(16))
+        descriptor = os.open(self.authority, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            handle.write(entry)
 
     def display(self) -> str:
         if self.process is not None and self.process.poll() is None:
             return self.name
+        self._write_authority()
         read_end, write_end = os.pipe()
         log = open(self.log_path, "ab")
         # -noreset: without it the server resets when its last client leaves (Wine's start-up has
         # short-lived clients), writes its display number to -displayfd again, finds the pipe closed,
         # dies of SIGPIPE, and Wine's desktop process then fails with "no driver could be loaded".
         self.process = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "640x480x24",
-                                         "-nolisten", "tcp", "-noreset"], pass_fds=(write_end,),
+                                         "-nolisten", "tcp", "-noreset", "-auth", str(self.authority)],
+                                        pass_fds=(write_end,),
                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                         start_new_session=True, preexec_fn=die_with_parent)
         os.close(write_end)
@@ -403,10 +432,12 @@ class Xvfb:
                 self.process.kill()
 
 
-def wine_environment(lane: Lane, prefix: Path, display: str, winedebug: str = "-all", extra=None) -> dict:
-    """The environment of a Windows program in the lane: its prefix, X display and Vulkan driver."""
-    env = dict(os.environ, **(extra or {}), WINEPREFIX=str(prefix), WINEARCH="win64", WINEDEBUG=winedebug,
-               WINEDLLOVERRIDES="mscoree,mshtml=", DISPLAY=display, SHELL="/bin/sh")
+def wine_environment(lane: Lane, prefix: Path, display, winedebug: str = "-all", extra=None) -> dict:
+    """The environment of a Windows program in the lane: its prefix, X display (a name, or an Xvfb:
+    its name and XAUTHORITY) and Vulkan driver."""
+    shown = display.environment() if isinstance(display, Xvfb) else {"DISPLAY": display}
+    env = dict(os.environ, **(extra or {}), **shown, WINEPREFIX=str(prefix), WINEARCH="win64",
+               WINEDEBUG=winedebug, WINEDLLOVERRIDES="mscoree,mshtml=", SHELL="/bin/sh")
     if lane.vulkan_icd:
         env["VK_ICD_FILENAMES"] = env["VK_DRIVER_FILES"] = lane.vulkan_icd
     return env

@@ -5,14 +5,20 @@ import os
 import select
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
+from conformance.backends import admission
 from conformance.backends.base import CRASH, TIMEOUT, BackendUnavailable
 from conformance.backends.procmem import resident
 from conformance.backends.wine_lane import Launcher
 from conformance.worker import protocol
+
+
+def _say(line: str):
+    print(f"worker: {line}", file=sys.stderr, flush=True)
 
 
 class WorkerDied(Exception):
@@ -27,37 +33,26 @@ class WorkerDied(Exception):
 class SocketChannel:
     """One worker process and its connection."""
 
-    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int, args=()):
-        self.token = uuid.uuid4().hex
+    def __init__(self, launcher: Launcher, startup_timeout: float, logdir: Path, generation: int, args=(),
+                 note=None):
+        """logdir: the backend's own folder (mkdtemp, 0700), where the secret's file goes; note(line):
+        told of connections that were not the worker (admission), stderr by default."""
+        self.tag = uuid.uuid4().hex  # marks the worker's processes; no secret
         self.log_path = logdir / f"worker-{generation}.log"
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
+        secret, secret_file = admission.write_secret(logdir)
+        server = admission.listener()
         self.sock = None
         try:
-            self.process = launcher.start(listener.getsockname(), self.token, self.log_path, args)
-            deadline = time.monotonic() + startup_timeout
-            while self.sock is None:
-                ready, _, _ = select.select([listener], [], [], 0.5)
-                if ready:
-                    self.sock, _ = listener.accept()
-                elif not self.process.alive():
-                    raise BackendUnavailable(f"the worker exited before it connected: {self.process.tail()}")
-                elif time.monotonic() > deadline:
-                    self.process.kill()
-                    raise BackendUnavailable(f"the worker did not connect in {startup_timeout:.0f} s: "
-                                             f"{self.process.tail()}")
+            self.process = launcher.start(server.getsockname(), self.tag, secret_file, self.log_path, args)
+            try:
+                self.sock, self.hello = admission.admit(server, secret, time.monotonic() + startup_timeout,
+                                                        self.process.alive, note or _say)
+            except admission.NotAdmitted as error:
+                self.process.kill()
+                raise BackendUnavailable(f"{error}: {self.process.tail()}") from None
         finally:
-            listener.close()
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            self.hello, _ = self._receive(time.monotonic() + startup_timeout)
-        except WorkerDied as error:
-            self.kill()
-            raise BackendUnavailable(f"the worker did not say hello: {error}") from None
-        if self.hello.get("token") != self.token:
-            self.kill()
-            raise BackendUnavailable(f"a stranger connected instead of the worker: {str(self.hello)[:200]}")
+            server.close()
+            admission.remove_secret(secret_file)
         if not self.hello.get("ok"):
             self.kill()
             raise BackendUnavailable(f"the worker could not start ONNX Runtime: {self.hello.get('error')}; "

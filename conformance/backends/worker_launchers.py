@@ -20,10 +20,10 @@ class NativeLauncher(Launcher):
         self.python = python or sys.executable
         self.env = env or {}
 
-    def start(self, address, token, log_path, args=()):
+    def start(self, address, tag, secret_file, log_path, args=()):
         command = [self.python, "-m", "conformance.worker", "--connect", f"{address[0]}:{address[1]}",
-                   "--token", token, *args, "--log", str(log_path)]
-        env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=token)
+                   "--token-file", str(secret_file), *args, "--log", str(log_path)]
+        env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=tag)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
                                                           env.get("PYTHONPATH")]))
         console = open(log_path.with_suffix(".console"), "ab")
@@ -32,7 +32,7 @@ class NativeLauncher(Launcher):
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
                                    env=env, **posix)
         console.close()
-        return Process(process, token, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
+        return Process(process, tag, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
 
 
 class WineLauncher(wine_lane.WineLauncher):

@@ -136,7 +136,7 @@ def run(lane, python_dir, argv, cwd=None, timeout=None, output=None, columns=Non
             columns = shutil.get_terminal_size((PTY_COLUMNS, PTY_ROWS)).columns if raw else PTY_COLUMNS
         # Wine's console breaks a line that reaches the last column, even inside an escape sequence:
         # programs that ask COLUMNS (pytest, Python's shutil) keep that column free.
-        env = {k: v for k, v in wine_lane.wine_environment(lane, prefix, xvfb.display(),
+        env = {k: v for k, v in wine_lane.wine_environment(lane, prefix, xvfb,
                                                            extra={"COLUMNS": str(columns - 1)}).items()
                if not k.startswith("PIP_")}
         process = subprocess.Popen(wine_lane.in_pty(command, (columns, PTY_ROWS)), stdin=subprocess.PIPE,

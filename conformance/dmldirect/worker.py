@@ -1,6 +1,6 @@
 """The dml-direct worker process: the Wine lane's transport and main loop, the dmldirect engine.
 
-    python.exe Z:/.../conformance/dmldirect/worker.py --connect 127.0.0.1:PORT --token T --log Z:/.../w.log
+    python.exe Z:/.../conformance/dmldirect/worker.py --connect 127.0.0.1:PORT --token-file F --log Z:/.../w.log
         [--adapter N] [--min-feature-level 1_0] [--dll PATH] [--heap-descriptors 4096] [--debug-layer]
         [--shared Z:/dev/shm/.../region --shared-size BYTES]   (memory shared with the harness)
     python.exe .../worker.py --self-check OUT.json [--adapter N] ...   (no socket: the device's hello, JSON out)

@@ -1,7 +1,7 @@
 """The worker process: connects back to the harness, says hello, then serves requests until told
 to exit or the harness goes away.
 
-    python -m conformance.worker --connect 127.0.0.1:PORT --token T [--log FILE]
+    python -m conformance.worker --connect 127.0.0.1:PORT --token-file FILE [--log FILE]
     python.exe <copy>\\dmlc_worker\\__main__.py ...        (Windows Python under Wine)
     ... --self-check OUT.json                               (no socket: check the provider, write JSON)
 
@@ -49,9 +49,11 @@ def main(argv=None) -> int:
 
 
 def add_worker_arguments(parser):
-    """The arguments every worker entry point takes: --connect, --token, --log, --self-check."""
+    """The arguments every worker entry point takes: --connect, --token-file, --log, --self-check."""
     parser.add_argument("--connect", help="HOST:PORT of the harness")
-    parser.add_argument("--token", default="", help="echoed in the hello, so the harness knows its worker")
+    parser.add_argument("--token-file", help="a file (mode 0600) holding the secret this worker echoes in its "
+                                             "hello, so the harness knows its worker; never the secret itself "
+                                             "on the command line, which every user can read")
     parser.add_argument("--log", help="diagnostics file (stdout and stderr go there too)")
     parser.add_argument("--self-check", metavar="OUT_JSON", help="check the engine and exit")
 
@@ -59,9 +61,13 @@ def add_worker_arguments(parser):
 def connect_and_serve(args, make_engine, log, kind=None, ready=None) -> int:
     """A worker's life once its arguments are read: connect back to the harness (args.connect,
     loopback TCP, TCP_NODELAY), make the engine (make_engine() -> (engine, hello)), say hello
-    with args.token, or say why there is no engine (kind, where given, names the worker in that
+    with the secret of args.token_file, or say why there is no engine (kind, where given, names the worker in that
     answer) and exit with 2; then serve until told to exit or the harness goes away.
     ready(hello) -> the line logged once the hello is sent."""
+    token = ""
+    if args.token_file:
+        with open(args.token_file, encoding="ascii") as handle:
+            token = handle.read().strip()
     host, _, port = args.connect.rpartition(":")
     sock = socket.create_connection((host, int(port)), timeout=60)
     sock.settimeout(None)
@@ -69,11 +75,11 @@ def connect_and_serve(args, make_engine, log, kind=None, ready=None) -> int:
     try:
         engine, hello = make_engine()
     except BaseException as error:
-        failure = {"op": "hello", "ok": False, "token": args.token, **({"kind": kind} if kind else {})}
+        failure = {"op": "hello", "ok": False, "token": token, **({"kind": kind} if kind else {})}
         protocol.send(sock, dict(failure, error=f"{type(error).__name__}: {error}",
                                  traceback=traceback.format_exc()))
         return 2
-    protocol.send(sock, dict(hello, ok=True, token=args.token))
+    protocol.send(sock, dict(hello, ok=True, token=token))
     if ready is not None:
         print(ready(hello), file=log, flush=True)
     try:
