@@ -4,7 +4,7 @@ An attacker of another uid (nobody, 65534) watches /proc for the worker's comman
 read the secret, and races the real worker to the harness's port with a forged hello, garbage and a
 connection that says nothing. The run must go on with its own worker: the header names the real
 device, every case is the real one's, and each stranger is dropped and said. Run as root (CI is),
-on the native ONNX Runtime worker and on the real DirectML lane (dml-direct under Wine)."""
+on the native ONNX Runtime worker and on the real DirectML lane (dml-direct and dml-wine under Wine)."""
 import json
 import os
 import subprocess
@@ -105,6 +105,7 @@ def _run_attacked(tmp_path, backend, keyword):
 @pytest.mark.parametrize("backend, keyword", [
     ("cpu-worker", "ELEMENT_WISE_IDENTITY and float32"),
     ("dml-direct", "ELEMENT_WISE_IDENTITY and float32"),
+    ("dml-wine", "ELEMENT_WISE_ABS and float32 and rank1"),
 ])
 def test_an_attacker_of_another_uid_cannot_stand_in_for_the_worker(tmp_path, backend, keyword):
     if backend == "dml-direct":
@@ -112,6 +113,11 @@ def test_an_attacker_of_another_uid_cannot_stand_in_for_the_worker(tmp_path, bac
         ready, why = dml_direct.available()
         if not ready:
             missing(f"the dml-direct lane is missing: {why}")
+    if backend == "dml-wine":
+        from conformance.backends import dml_wine
+        lane, why = dml_wine.find_lane()
+        if lane is None:
+            missing(f"the dml-wine lane is missing: {why}")
     run, report, results = _run_attacked(tmp_path, backend, keyword)
     assert run.returncode in (0, 1), run.stderr[-3000:]
     assert report.get("found"), f"the attacker never saw the worker's command line: {report}"
