@@ -10,10 +10,15 @@ from conformance.errors import BadInput
 
 
 def check_writable(files=(), folders=()):
-    """files, folders: (option, path) pairs; a path of None is skipped. Creates nothing."""
+    """files, folders: (option, path) pairs; a path of None is skipped. Creates nothing. A folder
+    given as a symbolic link is refused: as root, a link planted in a shared folder (/tmp) would send
+    the saved failures anywhere (/etc) without a word; the folder it names may be given instead."""
     for option, path, is_folder in [(o, p, False) for o, p in files] + [(o, p, True) for o, p in folders]:
         if path is None:
             continue
+        if is_folder and Path(path).is_symlink():
+            raise BadInput(f"{option} {path}: a symbolic link (to {os.readlink(path)}), not followed; give the "
+                           f"folder itself ({os.path.realpath(path)}) if that is where the files belong")
         try:
             problem = _problem(Path(path), is_folder)
         except OSError as error:  # e.g. a folder on the way that may not be searched
