@@ -308,3 +308,25 @@ def test_sigterm_is_handled_as_ctrl_c_with_its_own_exit_code(tmp_path):
     assert lines[-1]["type"] == "footer" and lines[-1]["interrupted"] is True, lines[-1]
     header, records, footer = read_results(results)
     assert footer["interrupted"] and header.get("unfinished"), header  # the cases it was running, named
+
+
+def test_a_second_run_on_the_same_results_file_is_refused_and_the_first_loses_nothing(tmp_path):
+    import os
+    import time
+    results = tmp_path / "run.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(__file__),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", "conformance", "run", "--backend", "python:faults:slow", "-k",
+               "ACTIVATION_CELU and float32", "--quiet", "--results", str(results)]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not results.exists() or '"header"' not in results.read_text()):
+        time.sleep(0.05)
+    second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    out, err = first.communicate(timeout=120)
+    assert second.returncode == 2, (second.returncode, second.stderr[-2000:])
+    assert second.stderr == f"error: --results {results}: another run is writing it now; wait for it, or give " \
+                            "another path\n", second.stderr
+    assert first.returncode == 0, err[-2000:]
+    header, records, footer = read_results(results)
+    assert footer is not None and footer["cases"] == len(records) > 10

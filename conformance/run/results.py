@@ -15,11 +15,12 @@ from conformance.errors import BadInput
 class ResultsWriter:
     def __init__(self, path):
         self.path = Path(path) if path else None
-        self._handle = None
+        self._handle = self._lock = None
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz is written through gzip. A run killed midway leaves it cut short,
             # which read_results refuses in one line; a plain .jsonl keeps every record written.
+            self._lock = _lock(self.path)
             self._handle = _open(self.path, "wt")
 
     def write(self, record: dict):
@@ -33,6 +34,14 @@ class ResultsWriter:
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def __del__(self):  # a writer dropped unclosed (a library caller's) must not keep the path locked
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def write_report(path, text: str):
@@ -99,6 +108,24 @@ def _open(path, mode: str):
     """A results file as UTF-8 text with \n line ends, through gzip where its name ends in .gz."""
     opener = gzip.open if str(path).endswith(".gz") else open
     return opener(path, mode, encoding="utf-8", newline="\n")
+
+
+def _lock(path: Path):
+    """A descriptor of path holding its lock, taken before the file is emptied: a second run given the
+    same --results while the first still writes is refused (BadInput) instead of wiping the first's
+    records. flock where the system has it: the lock goes with the process, however it ends."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock
+        return None
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        raise BadInput(f"--results {path}: another run is writing it now; wait for it, or give another "
+                       "path") from None
+    return descriptor
 
 
 def _records(path):
