@@ -223,20 +223,21 @@ def test_save_failures_through_a_symbolic_link_is_refused_and_a_planted_case_lin
     """As root, a link in a shared folder would send the saved failures anywhere (/etc): the folder
     given as a link is one line and exit 2, before anything runs; a link planted where a failing
     case's folder will go is not followed (the record says so), the other failures are saved."""
+    def run(folder):
+        return conformance("run", "--backend", "python:faults:all_zeros", "-k", "ACTIVATION_CELU and float32 and "
+                           "rank1", "--quiet", "--results", tmp_path / "r.jsonl", "--save-failures", folder)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     link = tmp_path / "repro"
     link.symlink_to(elsewhere)
-    done = conformance("run", "--backend", "python:faults:all_zeros", "-k", "ACTIVATION_CELU and float32 and rank1",
-                       "--quiet", "--results", tmp_path / "r.jsonl", "--save-failures", link)
+    done = run(link)
     assert done.returncode == 2 and done.stderr.startswith(f"error: --save-failures {link}: a symbolic link"), done.stderr
     assert done.stderr.count("\n") == 1 and list(elsewhere.iterdir()) == [] and not (tmp_path / "r.jsonl").exists()
     repro = tmp_path / "real-repro"
     repro.mkdir()
     planted = repro / "ACTIVATION_CELU_float32_rank1_Alpha=1_specials"
     planted.symlink_to(elsewhere)
-    done = conformance("run", "--backend", "python:faults:all_zeros", "-k", "ACTIVATION_CELU and float32 and rank1",
-                       "--quiet", "--results", tmp_path / "r.jsonl", "--save-failures", repro)
+    done = run(repro)
     assert done.returncode == 1, done.stderr
     assert list(elsewhere.iterdir()) == [], "the planted link was followed"
     _, records, _ = read_results(tmp_path / "r.jsonl")
