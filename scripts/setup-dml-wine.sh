@@ -103,7 +103,12 @@ start_xvfb() {
     [ -n "$XVFB_PID" ] && return
     local fifo display
     fifo=$(mktemp -u); mkfifo "$fifo"
-    Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>"$fifo" >"$LOGS/xvfb.log" 2>&1 &
+    # -noreset: without it the server resets when its last client leaves (vulkaninfo --summary),
+    # writes its display number to the FIFO again, finds no reader, dies of SIGPIPE, and the next
+    # client fails with "XCB failed to connect" (seen: a provisioning failed on "lavapipe does not
+    # advertise VK_EXT_descriptor_indexing" because the second vulkaninfo had no display).
+    # conformance/backends/wine_lane.py's Xvfb passes it for the same reason.
+    Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp -noreset 3>"$fifo" >"$LOGS/xvfb.log" 2>&1 &
     XVFB_PID=$!
     if ! read -r -t 30 display <"$fifo"; then rm -f "$fifo"; fail "Xvfb did not start (see $LOGS/xvfb.log)"; fi
     rm -f "$fifo"
