@@ -177,3 +177,33 @@ def test_a_run_without_footer_is_named_partial_at_the_top(tmp_path):
     assert done.returncode == 0, done.stdout  # nothing is missing from B
     assert done.stdout.splitlines()[0] == f"WARNING: A ({crashed}) is partial: it has no footer: the run stopped " \
                                           "early (a crash or a kill)"
+
+
+NOT_RESULTS = {
+    "hello world, no newline": (b"hello world", "not a results file: it has no header line"),
+    "1000 NUL bytes": (b"\0" * 1000, "not a results file: it has no header line"),
+    "a record without op": (b'{"type": "header"}\n{"id": "a", "status": "pass"}\n', ":2: a case record without 'op'"),
+    "an unknown status": (b'{"type": "header"}\n{"id": "a", "op": "X", "status": "weird"}\n',
+                          ":2: unknown status 'weird'"),
+    "a max_ulp that is no number": (b'{"type": "header"}\n{"id": "a", "op": "X", "status": "pass", "max_ulp": "lots"}\n',
+                                    ":2: max_ulp is 'lots', not a number"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_RESULTS))
+def test_what_is_not_a_results_file_is_one_line_and_exit_2_for_every_reader(name, tmp_path, capsys):
+    """report, diff and compare read results files one way (read_results): each refuses these in one
+    line naming the file (and line), exit 2, and writes no report."""
+    from conformance.cli.command import main
+    content, words = NOT_RESULTS[name]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(content)
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"type": "header", "backend": "cpu"}\n{"id": "a", "op": "X", "status": "pass", "max_ulp": 0}\n'
+                    '{"type": "footer", "seconds": 1, "cases": 1}\n')
+    for command in (["report", str(bad), "--markdown", str(tmp_path / "out.md")], ["diff", str(good), str(bad)],
+                    ["compare", str(good), str(bad), "--markdown", str(tmp_path / "out.md")]):
+        assert main(command) == 2, (name, command)
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {bad}") and words in err and err.count("\n") == 1, (command, err)
+        assert not (tmp_path / "out.md").exists()

@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+from conformance import statuses
 from conformance.errors import BadInput
 
 
@@ -70,7 +71,7 @@ def read_results(path):
     in header["truncated_line"]; any other line that is not a JSON object is BadInput naming the
     file and line. A run that never wrote its footer (the process died) or was interrupted gets
     header["unfinished"]: the ids that were in flight in the backend and have no record."""
-    header, cases, footer = {}, [], None
+    header, cases, footer = None, [], None
     in_flight, truncated = [], None
     for number, record in _records(path):
         if record is None:
@@ -84,7 +85,10 @@ def read_results(path):
         elif kind == "in-flight":
             in_flight = record.get("ids", [])
         else:
+            _check_case(path, number, record)
             cases.append(record)
+    if header is None:
+        raise BadInput(f"{path}: not a results file: it has no header line (conformance run writes one first)")
     if in_flight and (footer is None or footer.get("interrupted")):
         done = {case.get("id") for case in cases}
         unfinished = [case_id for case_id in in_flight if case_id not in done]
@@ -93,6 +97,20 @@ def read_results(path):
     if truncated is not None:
         header = {**header, "truncated_line": truncated}
     return header, cases, footer
+
+
+def _check_case(path, number, record):
+    """What every reader relies on in a case record, or BadInput naming the file and line: an unknown
+    status is an error, never a silent third kind."""
+    for key in ("id", "op", "status"):
+        if not isinstance(record.get(key), str):
+            raise BadInput(f"{path}:{number}: a case record without {key!r} (is this a results file?)")
+    if record["status"] not in statuses.ALL:
+        raise BadInput(f"{path}:{number}: unknown status {record['status']!r} (known: {', '.join(statuses.ALL)})")
+    for key in ("max_ulp", "elements", "mismatches"):
+        value = record.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise BadInput(f"{path}:{number}: {key} is {value!r}, not a number")
 
 
 def partial(header, footer) -> str | None:
