@@ -354,7 +354,9 @@ def test_a_harness_killed_mid_run_leaves_no_wine_process_prefix_clone_or_folder(
         assert run.popen.poll() is None and time.monotonic() < deadline, run.popen.communicate()
         time.sleep(0.2)
     started = set(run.processes().values())
-    assert {"Xvfb", "python.exe", "services.exe", "winedevice.exe"} <= started, started
+    # Wine's services are up (winedevice.exe is not required: on a lane prefix used for hours it was
+    # not started at all, while every check below still applies to whatever was started)
+    assert {"Xvfb", "python.exe", "services.exe"} <= started, started
     assert any(name.startswith("wineserver") for name in started), started
     assert list(run.clones.glob(f"{run.popen.pid}-*")), "no prefix clone while running"
     run.popen.send_signal(signal.SIGKILL)
