@@ -23,11 +23,7 @@ MAX_PENDING = 32  # connections waiting for their hello at once; more are droppe
 
 
 class NotAdmitted(Exception):
-    """No connection proved to be the worker: it exited (gone=True) or the deadline passed."""
-
-    def __init__(self, message, gone):
-        super().__init__(message)
-        self.gone = gone
+    """No connection proved to be the worker before it exited or the deadline passed."""
 
 
 def write_secret(folder) -> tuple:
@@ -74,9 +70,9 @@ def admit(server: socket.socket, secret: str, deadline: float, alive, note) -> t
                 note(f"dropped a connection to the worker's port that was not the worker ({why})")
                 sock.close()
             if not ready and not alive():
-                raise NotAdmitted("the worker exited before it connected and said hello", gone=True)
+                raise NotAdmitted("the worker exited before it connected and said hello")
             if time.monotonic() > deadline:
-                raise NotAdmitted("the worker did not connect and say hello in time", gone=False)
+                raise NotAdmitted("the worker did not connect and say hello in time")
     finally:
         server.close()
         for sock in pending:

@@ -251,7 +251,6 @@ class WineLauncher(Launcher):
         self.args = list(args)
         self.given_display = display
         self.xvfb = None
-        self.display = None
         self.workdir = Path(tempfile.mkdtemp(prefix=self.workdir_prefix))
         self.script = self.install(self.workdir)
         self.prefix = clone_prefix(lane)
@@ -276,7 +275,6 @@ class WineLauncher(Launcher):
             return self.given_display
         if self.xvfb is None:
             self.xvfb = Xvfb(self.workdir / "xvfb.log")
-        self.display = self.xvfb.display()
         return self.xvfb
 
     def start(self, address, tag, secret_file, log_path, args=()):

@@ -2,7 +2,8 @@
 
 Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
 3 backend unavailable, 4 harness bug (with its traceback), 130 interrupted (results so far are kept),
-141 the reader of the output went away (`conformance list | head`).
+141 the reader of the output went away (`conformance list | head`), 143 terminated (SIGTERM, handled
+as an interruption).
 """
 import argparse
 import json
@@ -28,17 +29,14 @@ EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: everything that handles Ctrl-C handles it too (the runner keeps what it
-    finished and the footer is written); the run then ends with EXIT_TERMINATED and says so."""
-
-
 _TERMINATED = threading.Event()
 
 
 def _on_sigterm(signum, frame):
+    """SIGTERM is raised as Ctrl-C is, so that whatever handles that handles it too (the runner keeps
+    what it finished, the footer is written); the run then says so and ends with EXIT_TERMINATED."""
     _TERMINATED.set()
-    raise Terminated()
+    raise KeyboardInterrupt
 
 
 def main(argv=None) -> int:
