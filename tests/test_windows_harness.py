@@ -230,10 +230,12 @@ def test_ctrl_c_reaches_the_windows_run_and_keeps_its_results(tmp_path):
     assert "INTERRUPTED" in console
 
 
-def test_numba_and_jobs_in_windows_give_linux_verdicts(tmp_path):
+def test_numba_and_jobs_in_windows_give_linux_verdicts(tmp_path, monkeypatch):
     """A streamed 2**21-element case: Windows verifies it with numba's compiled loops (their cache
-    appears in the installed package) over 1 and 2 threads, with dml-wine's result on Linux."""
+    appears in the installed package, whatever NUMBA_CACHE_DIR the Linux side has) over 1 and 2
+    threads, with dml-wine's result on Linux."""
     harness = harness_or_skip()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "linux-numba-cache"))  # not the Windows Python's
     (tmp_path / "sweep.yaml").write_text(SWEEP)
     cache = harness.python_dir / "Lib" / "site-packages" / "conformance" / "judge" / "__pycache__"
     for old in cache.glob("fast_kernels_jit*.nb*"):

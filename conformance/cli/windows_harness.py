@@ -131,14 +131,15 @@ def run(lane, python_dir, argv, cwd=None, timeout=None, output=None, columns=Non
     xvfb = wine_lane.Xvfb(workdir / "xvfb.log")
     prefix = wine_lane.clone_prefix(lane)
     try:
-        # Only this harness's own settings reach Windows pip (the host's PIP_* name Linux paths).
+        # Only this harness's own settings reach Windows pip and numba (the host's PIP_* and NUMBA_* name
+        # Linux paths, a Linux cache folder, this process's CPU choice): the Windows Python keeps its own.
         if not columns:
             columns = shutil.get_terminal_size((PTY_COLUMNS, PTY_ROWS)).columns if raw else PTY_COLUMNS
         # Wine's console breaks a line that reaches the last column, even inside an escape sequence:
         # programs that ask COLUMNS (pytest, Python's shutil) keep that column free.
         env = {k: v for k, v in wine_lane.wine_environment(lane, prefix, xvfb,
                                                            extra={"COLUMNS": str(columns - 1)}).items()
-               if not k.startswith("PIP_")}
+               if not k.startswith(("PIP_", "NUMBA_"))}
         process = subprocess.Popen(wine_lane.in_pty(command, (columns, PTY_ROWS)), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                                    start_new_session=True, preexec_fn=wine_lane.die_with_parent)
