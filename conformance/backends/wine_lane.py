@@ -464,8 +464,11 @@ def clone_prefix(lane: Lane) -> Path:
         except ProcessLookupError:
             end_prefix(old / "prefix")
         except (OSError, ValueError):
-            if time.time() - old.stat().st_mtime < 600:
-                continue  # being made right now
+            try:
+                if time.time() - old.stat().st_mtime < 600:
+                    continue  # being made right now
+            except FileNotFoundError:
+                continue  # another run removed it meanwhile (runs clean up run/ at once)
         shutil.rmtree(old, ignore_errors=True)
     home = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
     (home / "owner").write_text(str(os.getpid()))
