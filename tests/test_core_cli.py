@@ -331,3 +331,60 @@ def test_a_second_run_on_the_same_results_file_is_refused_and_the_first_loses_no
     assert first.returncode == 0, err[-2000:]
     header, records, footer = read_results(results)
     assert footer is not None and footer["cases"] == len(records) > 10
+
+
+NON_FINITE_CASES = """operator: ELEMENT_WISE_CLIP
+groups:
+  - name: bounds and values a driver engineer writes
+    dtypes: [float32]
+    shapes: [[4]]
+    params:
+      Min: [.nan, -.inf]
+      Max: [.inf]
+    inputs:
+      - {kind: values, values: [1.0, .nan, .inf, -.inf]}
+"""
+
+
+def test_nan_and_infinity_in_a_case_file_run_and_come_back_from_the_results(tmp_path):
+    """NaN and infinities in fields and values: the run records them (strict JSON, README's "Results
+    files" names: "NaN", "Infinity", "-Infinity"), read_results gives the floats back, and the
+    reports and diff read them."""
+    import math
+    cases = tmp_path / "nonfinite.yaml"
+    cases.write_text(NON_FINITE_CASES)
+    results = tmp_path / "run.jsonl"
+    done = conformance("run", "--backend", "cpu", "--quiet", "--results", results, "--save-failures",
+                       tmp_path / "saved", cases)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    for line in results.read_text().splitlines():
+        json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the results: not JSON"))
+    header, records, footer = read_results(results)
+    assert footer is not None and len(records) == 2
+    by_min = {repr(r["params"]["Min"]): r for r in records}
+    assert set(by_min) == {"nan", "-inf"}, by_min.keys()
+    assert all(r["params"]["Max"] == math.inf for r in records)
+    values = records[0]["generator"]["values"]
+    assert values[0] == 1.0 and math.isnan(values[1]) and values[2:] == [math.inf, -math.inf], values
+    # Direct3D's min and max return the number, not the NaN: clip(NaN) is Max, whatever the backend says
+    worst = [w for r in records for w in r.get("worst", [])]
+    assert all(w["expected"] == "inf" for w in worst if w["input"] == "nan"), worst
+    for saved in (tmp_path / "saved").glob("*/case.json"):
+        json.loads(saved.read_text(), parse_constant=lambda name: pytest.fail(f"bare {name} in {saved}"))
+    for args in (("report", results, "--markdown", tmp_path / "r.md", "--html", tmp_path / "r.html"),
+                 ("diff", results, results)):
+        done = conformance(*args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (args, done.stderr[-2000:])
+    assert "Min=nan" in (tmp_path / "r.md").read_text()
+
+
+def test_the_workers_frames_carry_nan_and_infinity():
+    import math
+    import socket
+    from conformance.worker import protocol
+    a, b = socket.socketpair()
+    with a, b:
+        protocol.send(a, {"params": {"Min": math.nan, "Max": -math.inf, "Mode": "keep"}})
+        header, _ = protocol.recv(b)
+    assert math.isnan(header["params"]["Min"]) and header["params"]["Max"] == -math.inf, header
+    assert header["params"]["Mode"] == "keep"

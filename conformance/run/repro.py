@@ -1,5 +1,4 @@
 """Save a failing case so it can be reproduced alone: inputs, outputs, the model, the case."""
-import json
 import re
 from pathlib import Path
 
@@ -7,6 +6,7 @@ import numpy as np
 
 import oracle
 from conformance import specs
+from conformance.worker import jsonfloats
 from conformance.backends.onnx_models import node_for, single_node_model
 from conformance.run.results import write_report
 from conformance.specs.base import NotReachable
@@ -23,7 +23,7 @@ def save_case(directory, case, x, outcome) -> str:
     if outcome.output is not None:
         arrays["actual"] = np.asarray(outcome.output)
     np.savez(folder / "tensors.npz", **arrays)
-    write_report(folder / "case.json", json.dumps(case.describe(), indent=2, default=str))
+    write_report(folder / "case.json", jsonfloats.dumps(case.describe(), indent=2, default=str))
     try:
         spec = specs.get(case.op)
         node = node_for(spec, case)

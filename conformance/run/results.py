@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from conformance import statuses
+from conformance.worker import jsonfloats
 from conformance.errors import BadInput
 
 
@@ -26,7 +27,7 @@ class ResultsWriter:
 
     def write(self, record: dict):
         if self._handle:
-            self._handle.write(_ENCODER.encode(record) + "\n")
+            self._handle.write(encode(record) + "\n")
             self._handle.flush()
 
     def close(self):
@@ -62,6 +63,15 @@ def _default(value):
 
 
 _ENCODER = json.JSONEncoder(allow_nan=False, default=_default)  # json.dumps makes one a call
+
+
+def encode(record) -> str:
+    """One results line: strict JSON, NaN and the infinities as jsonfloats' names (README, "Results
+    files"), numpy scalars as numbers."""
+    try:
+        return _ENCODER.encode(record)
+    except ValueError:  # a non-finite number somewhere (a case file's .nan bound): named, then written
+        return _ENCODER.encode(jsonfloats.named(record))
 
 
 def read_results(path):
@@ -155,7 +165,7 @@ def _records(path):
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
+                    record = jsonfloats.loads(line)
                 except json.JSONDecodeError as error:
                     if not line.endswith("\n"):  # only the last line can lack its newline
                         yield number, None

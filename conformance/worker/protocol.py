@@ -8,10 +8,11 @@ header as {"dtype": "float16", "shape": [2, 3], "buffer": 0}.
 Stdlib and numpy only: this module runs on both sides (Linux harness, Windows
 Python under Wine), where the harness's other dependencies are absent.
 """
-import json
 import struct
 
 import numpy as np
+
+from . import jsonfloats
 
 MAGIC = b"DMLW"
 VERSION = 1
@@ -32,7 +33,7 @@ class PeerClosed(ProtocolError):
 def send(sock, header: dict, buffers=()):
     buffers = [memoryview(b).cast("B") if not isinstance(b, bytes) else b for b in buffers]
     header = dict(header, buffers=[len(b) for b in buffers])
-    data = json.dumps(header, allow_nan=False).encode("utf-8")
+    data = jsonfloats.dumps(header).encode("utf-8")
     sock.sendall(MAGIC + struct.pack("<I", len(data)) + data)
     for buffer in buffers:
         sock.sendall(buffer)
@@ -47,7 +48,7 @@ def recv(sock):
     if length > MAX_HEADER:
         raise ProtocolError(f"header of {length} bytes is over the limit")
     try:
-        header = json.loads(_exactly(sock, length).decode("utf-8"))
+        header = jsonfloats.loads(_exactly(sock, length).decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         raise ProtocolError(f"header is not JSON: {error}") from None
     if not isinstance(header, dict):
