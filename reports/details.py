@@ -36,12 +36,22 @@ def metadata_rows(header: dict, footer: dict | None, records=None) -> list:
     ]
     if footer.get("interrupted"):
         known.append(("interrupted", "yes: the results are partial"))
+    if records and (note := partly_verified(records)):
+        known.append(("partly verified", note))
     if not footer:
         known.append(("footer", "missing: the run did not finish (crash or kill); the results are partial"))
     shown = {"backend", "provider", "device", "driver", "driver_version", "directml", "onnxruntime_package",
              "onnxruntime", "feature_level", "seed", "os", "python", "numpy", "onnx", "start", "type", "tool"}
     extra = [(key, _text(value)) for key, value in header.items() if key not in shown | HIDDEN]
     return [(name, _text(value)) for name, value in known if value not in (None, "")] + extra
+
+
+def partly_verified(records) -> str | None:
+    """The streamed cases a Ctrl-C cut short ("partial" in their record): judged on the elements
+    verified before it, which are not all of the case's."""
+    cut = [r for r in records if r.get("partial")]
+    return "; ".join(f"{r['id']}: {r['partial']['verified']:,} of {r['partial']['of']:,} elements"
+                     for r in cut) or None
 
 
 def _duration(seconds) -> str | None:

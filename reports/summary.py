@@ -32,6 +32,8 @@ def text(header: dict, records, footer: dict) -> str:
     failing = failing_lines(records)
     if failing:
         lines += ["", "failing cases:"] + failing
+    if cut := details.partly_verified(records):
+        lines += ["", f"partly verified (interrupted): {cut}"]
     lines.append("")
     lines.append(f"{len(records)} cases in {footer.get('seconds', 0):.1f} s, "
                  f"{footer.get('sessions_created', 0)} sessions created"

@@ -178,3 +178,16 @@ def slow(op, x, dtype, **params):
     import time
     time.sleep(0.1)
     return oracle.evaluate(op, x, dtype, **params)
+
+
+def slow_to_close(op, x, dtype, **params):
+    """The oracle, on a device whose close takes two minutes (workers that are slow to shut down)."""
+    return oracle.evaluate(op, x, dtype, **params)
+
+
+def _close_slowly():
+    import time
+    time.sleep(120)
+
+
+slow_to_close.close = _close_slowly

@@ -388,3 +388,75 @@ def test_the_workers_frames_carry_nan_and_infinity():
         header, _ = protocol.recv(b)
     assert math.isnan(header["params"]["Min"]) and header["params"]["Max"] == -math.inf, header
     assert header["params"]["Mode"] == "keep"
+
+
+def _file_size_limit(limit):
+    """A child whose files cannot grow past limit bytes (a full disk for every file it writes):
+    writes past it fail with EFBIG, SIGXFSZ ignored as a full disk sends none."""
+    def apply():
+        import resource
+        import signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@pytest.mark.parametrize("option", ["--results", "--html", "--markdown", "--junit", "--json"])
+def test_an_output_on_dev_full_is_one_line_and_exit_5(option, tmp_path):
+    extra = [] if option == "--results" else ["--results", tmp_path / "r.jsonl"]
+    done = conformance("run", "--backend", "cpu", "--quiet", "-k", "ACTIVATION_CELU and float32 and rank4",
+                       *extra, option, "/dev/full")
+    assert done.returncode == 5, (done.returncode, done.stderr[-3000:])
+    assert done.stderr.startswith("error: /dev/full: cannot write") and "No space left" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    if option != "--results":  # the results were complete before the report failed
+        header, records, footer = read_results(tmp_path / "r.jsonl")
+        assert footer is not None and records
+
+
+def test_a_disk_that_fills_mid_run_keeps_the_records_written_and_leaves_no_partial_report(tmp_path):
+    selection = ["-k", "ACTIVATION_CELU"]
+    results = tmp_path / "r.jsonl"
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "cpu", "--quiet", *selection,
+                           "--results", results], capture_output=True, text=True, preexec_fn=_file_size_limit(40_000))
+    assert done.returncode == 5, (done.returncode, done.stderr[-3000:])
+    assert done.stderr.startswith(f"error: {results}: cannot write the results: File too large; the ") \
+        and done.stderr.count("\n") == 1, done.stderr
+    header, records, footer = read_results(results)  # valid: what was flushed, a cut last line skipped
+    assert footer is None and len(records) > 5 and results.stat().st_size <= 40_000
+    # the results fit, the HTML report (128 KB) does not: no report is left, and the one before it stays
+    html = tmp_path / "r.html"
+    html.write_text("the report of an earlier run")
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "cpu", "--quiet", *selection,
+                           "--results", results, "--html", html], capture_output=True, text=True,
+                          preexec_fn=_file_size_limit(100_000))
+    assert done.returncode == 5 and done.stderr == f"error: {html}: cannot write it: File too large; the " \
+                                                   "file is as it was\n", done.stderr
+    assert html.read_text() == "the report of an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.jsonl"]
+    assert read_results(results)[2] is not None  # the results themselves were whole
+
+
+def test_ctrl_c_while_the_backend_closes_keeps_the_footer(tmp_path):
+    """The run is over, the backend is shutting down (slowly), Ctrl-C: the footer is already written,
+    so the report does not call the run a crash."""
+    import os
+    import signal
+    import time
+    results = tmp_path / "run.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(__file__),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    run = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "python:faults:slow_to_close",
+                            "-k", "ACTIVATION_CELU and float32", "--quiet", "--results", str(results)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 30
+    while run.poll() is None and time.monotonic() < deadline and (
+            not results.exists() or '"footer"' not in results.read_text()):
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, (run.returncode, err[-2000:])
+    header, records, footer = read_results(results)
+    assert footer is not None and footer["cases"] == len(records) > 10 and not footer["interrupted"], footer
+    done = conformance("report", results)
+    assert done.returncode == 0 and "did not finish" not in done.stdout + done.stderr, done.stdout[-2000:]

@@ -135,3 +135,36 @@ def test_cli_runs_a_sweep_file(write_case_file, tmp_path, capsys):
     assert code == 0
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     assert [r["elements"] for r in lines if r["type"] == "case"] == [len(range(0, 1 << 32, 65521))] * 2
+
+
+def test_ctrl_c_mid_sweep_keeps_the_chunks_verified_as_a_partial_record(write_case_file, tmp_path):
+    """A real SIGINT some chunks into a sweep: the run ends with 130 and its footer, and the record
+    holds what was verified (judged on those elements, "partial" saying how many of how many)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from conformance.run.results import read_results
+    path = write_case_file(CASE_FILE.format(generator="{kind: exhaustive_float32, step: 3}", shape="auto")
+                           .replace("[1.0, 0.5]", "[1.0]"))
+    results = tmp_path / "r.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "conformance", "run", str(path),
+                            "--backend", "python:oracle:evaluate", "--quiet", "--results", str(results)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while run.poll() is None and time.monotonic() < deadline and (
+            not results.exists() or '"in-flight"' not in results.read_text()):
+        time.sleep(0.05)
+    time.sleep(4)  # chunks of 4 Mi elements, a fraction of a second each
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, (run.returncode, err[-2000:])
+    header, records, footer = read_results(results)
+    assert footer is not None and footer["interrupted"], footer
+    [record] = records
+    partial = record["partial"]
+    assert partial["of"] == len(range(0, 1 << 32, 3)) and 0 < partial["verified"] < partial["of"], partial
+    assert record["elements"] == partial["verified"] and partial["verified"] % runner.STREAM_CHUNK == 0
+    assert record["status"] == statuses.PASS and record["max_ulp"] == 0, record
+    assert "partly verified" in out, out[-2000:]

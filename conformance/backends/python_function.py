@@ -1,6 +1,7 @@
 """`python:MODULE:FUNCTION`: a Python function with oracle.evaluate's signature is the device.
 
-The project's tests inject faults through it; `python:oracle:evaluate` must pass at 0 ULP.
+The project's tests inject faults through it; `python:oracle:evaluate` must pass at 0 ULP. A function
+with a `close` attribute has it called when the backend closes (a device's teardown).
 """
 import importlib
 import traceback
@@ -20,6 +21,11 @@ class PythonFunctionBackend(Backend):
         except (ValueError, ImportError, AttributeError) as error:
             raise BackendUnavailable(f"{spec}: expected python:MODULE:FUNCTION naming an importable "
                                      f"function ({error})") from None
+
+    def close(self):
+        teardown = getattr(self.function, "close", None)
+        if callable(teardown):
+            teardown()
 
     def metadata(self) -> dict:
         return {"backend": self.name, "provider": "python", "device": self.name}

@@ -1,7 +1,8 @@
 """The `conformance` command.
 
 Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
-3 backend unavailable, 4 harness bug (with its traceback), 130 interrupted (results so far are kept),
+3 backend unavailable, 4 harness bug (with its traceback), 5 an output could not be written once the
+run had begun (a full disk; what was written is kept), 130 interrupted (results so far are kept),
 141 the reader of the output went away (`conformance list | head`), 143 terminated (SIGTERM, handled
 as an interruption).
 """
@@ -18,11 +19,12 @@ from conformance import __version__, backends, featurelevels, specs
 from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.caseset.selection import select
 from conformance.cli.outputs import check_writable, write, write_reports
-from conformance.errors import BadInput
+from conformance.errors import BadInput, OutputFailed
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
 EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
 EXIT_HARNESS_BUG = 4
+EXIT_OUTPUT_FAILED = 5
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 128 + 15  # SIGTERM: handled as Ctrl-C is (results kept, the footer written), its own code
 EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
@@ -85,6 +87,9 @@ def _main(argv) -> int:
     except backends.BackendUnavailable as error:
         print(f"error: backend unavailable: {error}", file=sys.stderr)
         return EXIT_BACKEND_UNAVAILABLE
+    except OutputFailed as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_OUTPUT_FAILED
     except Exception:
         return _harness_bug()
 
@@ -293,13 +298,15 @@ def cmd_run(args) -> int:
         finally:
             compiling.announcer = None
             bar.close()
+        # the footer before the backend's close: a Ctrl-C while workers shut down loses no record of
+        # how the run ended, and the report does not call a finished run a crash
+        footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
+                  "sessions_created": result.sessions_created, "interrupted": result.interrupted,
+                  "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        writer.write(footer)
+        writer.close()
     finally:
         backend.close()
-    footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
-              "sessions_created": result.sessions_created, "interrupted": result.interrupted,
-              "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    writer.write(footer)
-    writer.close()
     print(summary.text(header, result.records, footer))
     print(f"results: {results_path}")
     write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)

@@ -260,9 +260,13 @@ class State:
         self.cases = [item.case for item in session.items if isinstance(item, CaseItem)]
 
     def pytest_sessionfinish(self, session, exitstatus):
+        from conformance.errors import OutputFailed
         try:
             if not hasattr(self.config, "workerinput"):
                 self.write_outputs(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+        except OutputFailed as error:  # a full disk: one line, and a run that cannot pass for a good one
+            sys.stderr.write(f"conformance: error: {error}\n")
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # pytest has no code of its own for it
         finally:
             self.close()
 

@@ -1,5 +1,6 @@
 """Save a failing case so it can be reproduced alone: inputs, outputs, the model, the case."""
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +9,7 @@ import oracle
 from conformance import specs
 from conformance.worker import jsonfloats
 from conformance.backends.onnx_models import node_for, single_node_model
+from conformance.errors import OutputFailed
 from conformance.run.results import write_report
 from conformance.specs.base import NotReachable
 
@@ -16,6 +18,17 @@ def save_case(directory, case, x, outcome) -> str:
     folder = Path(directory) / re.sub(r"[^A-Za-z0-9_.=,+-]+", "_", case.id)
     if folder.is_symlink():  # planted beside the failures to come: not followed (outputs.check_writable)
         return f"not saved: {folder} is a symbolic link"
+    made = not folder.exists()
+    try:
+        _save(folder, case, x, outcome)
+    except (OSError, OutputFailed) as error:  # a full disk: the run goes on, the record says so
+        if made:
+            shutil.rmtree(folder, ignore_errors=True)  # no folder of half a case left behind
+        return f"not saved: {folder}: {getattr(error, 'strerror', None) or error}"
+    return str(folder)
+
+
+def _save(folder, case, x, outcome):
     folder.mkdir(parents=True, exist_ok=True)
     # several inputs: input_A, input_B, ... (their own shapes; case.json says which are broadcast)
     given = {f"input_{i.name}": v for i, v in zip(case.inputs, x)} if case.several else {"input": x}
@@ -30,4 +43,3 @@ def save_case(directory, case, x, outcome) -> str:
         (folder / "model.onnx").write_bytes(single_node_model(node, case.dtype))
     except NotReachable:
         pass
-    return str(folder)

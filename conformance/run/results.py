@@ -4,54 +4,110 @@ Each line is flushed as it is written, so a crash loses nothing already done. Re
 end their lines with "\n" on every system (Windows' text mode would write "\r\n"): the same run
 gives the same bytes on Windows and Linux, for diffs, git and CI.
 """
+import contextlib
 import gzip
 import json
 import os
+import secrets
 from pathlib import Path
 
 from conformance import statuses
+from conformance.errors import BadInput, OutputFailed
 from conformance.worker import jsonfloats
-from conformance.errors import BadInput
 
 
 class ResultsWriter:
     def __init__(self, path):
         self.path = Path(path) if path else None
         self._handle = self._lock = None
+        self.written = 0  # records on disk
         if self.path:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # A path ending in .gz is written through gzip. A run killed midway leaves it cut short,
             # which read_results refuses in one line; a plain .jsonl keeps every record written.
             self._lock = _lock(self.path)
-            self._handle = _open(self.path, "wt")
+            with self._failing("open"):
+                self._handle = _open(self.path, "wt")
 
     def write(self, record: dict):
         if self._handle:
-            self._handle.write(encode(record) + "\n")
-            self._handle.flush()
+            with self._failing("write"):
+                self._handle.write(encode(record) + "\n")
+                self._handle.flush()
+            self.written += 1
 
     def close(self):
         if self._handle:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-            self._handle.close()
+            with self._failing("write"):
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                self._handle.close()
             self._handle = None
+        self._unlock()
+
+    @contextlib.contextmanager
+    def _failing(self, doing: str):
+        """An OSError (ENOSPC, EIO, EFBIG, EDQUOT) as OutputFailed naming the file: the handle is
+        dropped, not flushed again, so the lines already on disk stay as they are (a last line cut
+        short is skipped by read_results)."""
+        try:
+            yield
+        except OSError as error:
+            handle, self._handle = self._handle, None
+            if handle is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    handle.close()
+            self._unlock()
+            kept = (f"the {self.written} lines before it are kept" if self.written else
+                    "not even its header was written whole")
+            raise OutputFailed(f"{self.path}: cannot {doing} the results: {error.strerror or error}; "
+                               f"{kept}") from None
+
+    def _unlock(self):
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
 
     def __del__(self):  # a writer dropped unclosed (a library caller's) must not keep the path locked
-        if self._lock is not None:
-            os.close(self._lock)
-            self._lock = None
+        self._unlock()
 
 
 def write_report(path, text: str):
-    """A report or any other text file the harness writes: UTF-8, "\n" line ends, folders made."""
+    """A report or any other text file the harness writes: UTF-8, "\n" line ends, folders made.
+
+    A file is written whole or not at all: into a new file beside it, renamed over it once complete,
+    so that a full disk leaves neither an empty report nor a cut one, and the report it would have
+    replaced stays. A path that is not a regular file (/dev/stdout, a FIFO, /dev/full) is written
+    directly. Any OSError is OutputFailed naming the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    data = text.encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        target = Path(os.path.realpath(path))  # a link is written through, as open() would
+        if target.exists() and not target.is_file():
+            with open(target, "wb") as handle:
+                handle.write(data)
+            return
+        _replace_whole(target, data)
+    except OSError as error:
+        raise OutputFailed(f"{path}: cannot write it: {error.strerror or error}; the file is as it was") \
+            from None
+
+
+def _replace_whole(target: Path, data: bytes):
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666  # os.open applies the umask
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with open(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
 
 
 def _default(value):

@@ -142,8 +142,10 @@ def run(cases, backend, feature_level: str, writer, progress=None, save_failures
                 record = _record(case, x, outcome, feature_level, backend.name, each, save_failures, model,
                                  verifier=verifier if accelerate else None, comparison=verified.get(id(case)))
                 _emit(record, writer, summary, progress)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         summary.interrupted = True
+        if isinstance(stop, PartlyStreamed):  # the chunks verified before the Ctrl-C, kept
+            _emit(stop.record, writer, summary, progress)
     finally:
         verifier.close()
     summary.sessions_created = backend.sessions_created
@@ -225,6 +227,15 @@ def _batches(cases):
         yield batch
 
 
+class PartlyStreamed(KeyboardInterrupt):
+    """A Ctrl-C (or SIGTERM) in a streamed case, carrying the record of the chunks verified before it:
+    judged on those elements alone, with "partial" saying how many of the case's elements they are."""
+
+    def __init__(self, record: dict):
+        super().__init__()
+        self.record = record
+
+
 def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
     """A case too large to hold (exhaustive_float32; exhaustive_float16_pairs, whose chunk x is the
     tuple (A, B)): chunks of STREAM_CHUNK elements (or the backend's stream_chunk) through the
@@ -257,6 +268,15 @@ def _run_streamed(case, backend, feature_level, verifier, save_failures, model) 
                 return judge(case, x, outcome, feature_level, backend.name, seconds, model=model)
             pipeline.submit(tally, case, x, outcome.output, offset)
         pipeline.wait()
+    except KeyboardInterrupt:
+        pipeline.close()  # the chunks submitted are verified and added: a second Ctrl-C drops them
+        if not tally.elements:
+            raise
+        record = judge(case, None, Outcome((fallback or first).status), feature_level, backend.name, seconds,
+                       comparison=tally.result(), model=model)
+        record["partial"] = {"verified": tally.elements, "of": record["elements"]}
+        record["elements"] = tally.elements
+        raise PartlyStreamed(record) from None
     finally:
         pipeline.close()
         print(pipeline.summary(case.id), file=sys.stderr, flush=True)
