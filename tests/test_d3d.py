@@ -364,3 +364,43 @@ def test_a_type_without_modelled_precision_rules_is_judged_exactly():
     actual.view(np.int64)[1] += 1
     result = compare(x, expected, actual, 0, judge=judge)
     assert result.d3d["checked"] == 1 and result.d3d["failed"] == 1 and result.d3d["worst"][0]["index"] == [1]
+
+
+FROM_MEMORY = """
+import os, sys, time
+import numpy as np
+import oracle
+from conformance.judge import fast_kernels, fused_intervals
+from conformance.judge.d3d import IntervalJudge
+assert fused_intervals.source_directory() is None, fused_intervals.source_directory()
+judge = IntervalJudge("ACTIVATION_CELU", "float32", {"Alpha": 1.0}, "d3d")
+x = np.linspace(-10, 10, 5000, dtype=np.float32)
+expected = oracle.evaluate("ACTIVATION_CELU", x, "float32", Alpha=1.0)
+fused, plain = fused_intervals.bounds(judge, x, expected), judge.bounds(x, expected)
+assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(fused, plain))
+print(len(fused_intervals._COMPILED), flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(not fast_kernels.AVAILABLE, reason="numba is absent: nothing is compiled")
+def test_with_no_writable_cache_the_kernels_compile_from_memory_and_a_kill_leaves_nothing(tmp_path):
+    """NUMBA_CACHE_DIR, the package and the user's cache all unwritable: the generated kernels are
+    compiled from memory (the same bounds), and a process killed with SIGKILL leaves no folder."""
+    import subprocess
+    import sys
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "NUMBA_CACHE_DIR": "/proc/unwritable", "XDG_CACHE_HOME": "/proc/unwritable",
+           "HOME": "/proc/unwritable", "TMPDIR": str(scratch)}
+    # the package's own __pycache__ (writable in a checkout) made unusable too
+    code = "import conformance.judge.fused_intervals as f\nf.PACKAGE_CACHE = '/proc/unwritable'\n" + FROM_MEMORY
+    child = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        line = child.stdout.readline()
+        assert line.strip().isdigit() and int(line) > 0, (line, child.stderr.read() if child.poll() else "")
+    finally:
+        child.kill()
+        child.wait()
+    assert not list(scratch.iterdir()), list(scratch.iterdir())

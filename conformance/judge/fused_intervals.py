@@ -13,17 +13,17 @@ bounds are the same bits (tests/test_speed_equivalence.py holds them to interval
 
 A subtree without x is evaluated once, by intervals.Evaluator itself, and passed in as a constant.
 The generated source depends only on the formula's shape (constants are arguments), is written
-under NUMBA_CACHE_DIR or this package's __pycache__ and compiled once per shape (numba caches it).
+under NUMBA_CACHE_DIR or this package's __pycache__ (else the user's cache folder; else it is compiled
+from memory, uncached) and compiled once per shape (numba caches it).
 """
-import atexit
 import functools
 import hashlib
 import importlib.util
 import os
-import shutil
 import sys
 import tempfile
 import threading
+import types
 
 import numpy as np
 
@@ -202,23 +202,27 @@ _HEADER = ("import numpy as np\n\nfrom conformance.judge import fast_intervals_j
            "from conformance.judge.fused_intervals import (abs1, equal1, flushed, is_inf1, neg1, order1, point,\n"
            "                                               select1)\nfrom conformance.judge.jit import numba\n\n\n")
 _COMPILED = {}
+PACKAGE_CACHE = os.path.join(os.path.dirname(__file__), "__pycache__")
 _LOCK = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
-def _directory() -> str:
-    """Where generated sources go: found once a process."""
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(__file__), "__pycache__")
-    path = os.path.join(base, "fused_intervals")
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
-        probe.close()
-        return path
-    except OSError:  # a read-only installation: this process's own directory, removed at exit
-        private = tempfile.mkdtemp(prefix="dml-conformance-fused-")
-        atexit.register(shutil.rmtree, private, True)
-        return private
+def source_directory() -> str | None:
+    """Where generated sources go, found once a process: under NUMBA_CACHE_DIR (or this package's
+    __pycache__), else under the user's cache folder (a read-only installation, as numba itself
+    does); None where neither can be written: the kernels are then compiled from memory, uncached,
+    and nothing is put on disk that a killed process would leave behind."""
+    user = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "dml-conformance")
+    for base in (os.environ.get("NUMBA_CACHE_DIR") or PACKAGE_CACHE, user):
+        path = os.path.join(base, "fused_intervals")
+        try:
+            os.makedirs(path, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=path, delete=True):
+                return path
+        except OSError:
+            continue
+    return None
 
 
 def _compile(source: str):
@@ -228,7 +232,14 @@ def _compile(source: str):
             return _COMPILED[source]
         text = _HEADER + source
         digest = hashlib.sha256(text.encode()).hexdigest()[:20]
-        path = os.path.join(_directory(), f"fused_{digest}.py")
+        name = f"conformance_fused_{digest}"
+        directory = source_directory()
+        if directory is None:
+            module = types.ModuleType(name)
+            exec(compile(text.replace("cache=True", "cache=False"), f"<fused {digest}>", "exec"), vars(module))
+            _COMPILED[source] = module.kernel
+            return module.kernel
+        path = os.path.join(directory, f"fused_{digest}.py")
         try:
             with open(path, encoding="utf-8") as f:
                 current = f.read()
@@ -239,7 +250,6 @@ def _compile(source: str):
             with open(temporary, "w", encoding="utf-8") as f:
                 f.write(text)
             os.replace(temporary, path)
-        name = f"conformance_fused_{digest}"
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # numba's cache finds the kernel's globals by module name
