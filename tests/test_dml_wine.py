@@ -294,12 +294,13 @@ class HarnessRun:
         return found
 
     def leftovers(self, wait=10.0) -> list:
-        """Processes, prefix clones and temporary files of this run still there after up to `wait` s
-        (not ONNX Runtime's .ses, which `import onnxruntime` writes, nor Wine's per-user wine-XXXXXX
-        folder of server sockets)."""
+        """Processes, prefix clones, Wine's server folders and temporary files of this run still there
+        after up to `wait` s (not ONNX Runtime's .ses, which `import onnxruntime` writes, nor Wine's
+        per-user wine-XXXXXX folder, which holds the server folders of every prefix)."""
         deadline = time.monotonic() + wait
         while True:
             temporary = [str(p) for p in self.tmpdir.iterdir() if p.name != ".ses" and not p.name.startswith("wine-")]
+            temporary += [str(p) for p in self.tmpdir.glob("wine-*/server-*")]
             left = ([f"{pid} {name}" for pid, name in self.processes().items()]
                     + [str(p) for p in self.clones.glob(f"{self.popen.pid}-*")] + temporary)
             if not left or time.monotonic() > deadline:
@@ -362,3 +363,26 @@ def test_a_harness_killed_mid_run_leaves_no_wine_process_prefix_clone_or_folder(
     run.popen.send_signal(signal.SIGKILL)
     run.popen.communicate()
     assert run.leftovers(wait=10) == []
+
+
+@pytest.mark.parametrize("backend", ["dml-wine", "dml-direct"])
+def test_a_harness_killed_while_it_clones_the_prefix_leaves_nothing(backend, harness, tmp_path):
+    """SIGKILL the moment the prefix clone appears (before, the guard did not exist yet: the clone,
+    the worker's folder and dml-direct's folder stayed for good)."""
+    run = harness("run", "--backend", backend, "-k", "ELEMENT_WISE_CLIP/float32/rank1 and specials", "--quiet",
+                  "--results", tmp_path / "r.jsonl")
+    deadline = time.monotonic() + 120
+    while not list(run.clones.glob(f"{run.popen.pid}-*")):
+        assert run.popen.poll() is None and time.monotonic() < deadline, run.popen.communicate()
+        time.sleep(0.002)
+    run.popen.send_signal(signal.SIGKILL)
+    run.popen.communicate()
+    assert run.leftovers(wait=10) == []
+
+
+def test_a_finished_run_leaves_no_wine_server_folder(harness, tmp_path):
+    run = harness("run", "--backend", "dml-wine", "-k", "ELEMENT_WISE_CLIP/float32/rank1 and specials", "--quiet",
+                  "--results", tmp_path / "r.jsonl")
+    out, err = run.popen.communicate(timeout=600)
+    assert run.popen.returncode == 0, err[-2000:]
+    assert run.leftovers(wait=5) == []

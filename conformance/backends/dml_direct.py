@@ -136,7 +136,7 @@ class DmlDirectBackend(Backend):
         self.native = sys.platform == "win32"
         self.lane = None if self.native else lane()
         self.release, self.release_requested = self._release(options.get(dml_releases.OPTION))
-        self.workdir = Path(tempfile.mkdtemp(prefix="dml-direct-"))
+        self.workdir = None  # made once the launcher's guard is there to remove it should the harness die
         self.launcher = None
         self.worker = None  # wine_lane.Process
         self.process = None  # its Popen
@@ -156,7 +156,8 @@ class DmlDirectBackend(Backend):
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
                                              env={"LC_ALL": "C.UTF-8"}, args=self._worker_args(),
                                              display=os.environ.get("DML_DIRECT_DISPLAY"))
-                self.launcher.guard.adopt(self.workdir)
+            self.workdir = (self.launcher.guard.mkdtemp("dml-direct-") if self.launcher is not None
+                            else Path(tempfile.mkdtemp(prefix="dml-direct-")))
             self._start_retrying()
         except BaseException:
             self.close()  # no Xvfb, prefix clone, process or folder outlives a backend that never started
@@ -537,7 +538,8 @@ class DmlDirectBackend(Backend):
         if self.launcher is not None:
             self.launcher.close()
             self.launcher = None
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def factory(name, options):

@@ -102,12 +102,12 @@ def dml_wine(name, options):
     launcher = WineLauncher(lane, winedebug=settings["winedebug"], env=env)
     try:
         backend = WorkerBackend(name, DML, provider_options, _dml_config(settings), socket_factory(launcher, settings),
-                                settings, {**launcher.describe(), "vkd3d_config": vkd3d_config})
+                                settings, {**launcher.describe(), "vkd3d_config": vkd3d_config},
+                                make_folder=launcher.guard.mkdtemp)
         backend.release, backend.release_requested = release, requested
     except BaseException:
         launcher.close()
         raise
-    launcher.guard.adopt(backend.logdir)
     return backend
 
 

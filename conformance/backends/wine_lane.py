@@ -250,14 +250,20 @@ class WineLauncher(Launcher):
         self.env = env or {}
         self.args = list(args)
         self.given_display = display
-        self.xvfb = None
-        self.workdir = Path(tempfile.mkdtemp(prefix=self.workdir_prefix))
-        self.script = self.install(self.workdir)
-        self.prefix = clone_prefix(lane)
-        self.guard = Guard(self.prefix, [self.workdir])
-        # A persistent wineserver for the clone: Wine's desktop process and services outlive a
-        # worker that dies, so a restart is not a cold start of the prefix.
-        self._wineserver(["-p"])
+        self.xvfb = self.prefix = None
+        # The guard first: each folder and the prefix clone is its own before it exists, so a
+        # SIGKILL at any point below leaves nothing.
+        self.guard = Guard()
+        self.workdir = self.guard.mkdtemp(self.workdir_prefix)
+        try:
+            self.script = self.install(self.workdir)
+            self.prefix = clone_prefix(lane, claim=self.guard.adopt_prefix)
+            # A persistent wineserver for the clone: Wine's desktop process and services outlive a
+            # worker that dies, so a restart is not a cold start of the prefix.
+            self._wineserver(["-p"])
+        except BaseException:
+            self.close()
+            raise
 
     def install(self, workdir) -> Path:
         raise NotImplementedError
@@ -302,7 +308,8 @@ class WineLauncher(Launcher):
                 "windows_python": marker.get("windows_python"), "winedebug": self.winedebug}
 
     def close(self):
-        end_prefix(self.prefix)
+        if self.prefix is not None:
+            end_prefix(self.prefix)
         if self.xvfb is not None:
             self.xvfb.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
@@ -310,25 +317,43 @@ class WineLauncher(Launcher):
 
 
 class Guard:
-    """A dead man's switch for a prefix clone: a process of its own session that holds the read
-    end of a pipe whose write end only the harness has. The harness ends it with close() once it
-    has cleaned up; if the harness dies first (SIGKILL included), the kernel closes the write end,
-    and the guard ends every Wine process of the prefix (`wineserver -k`; Xvfb and the worker's
-    pty die with their parent), removes the clone and the folders it was given, and exits."""
+    """A dead man's switch for what the harness makes for Wine: a process of its own session that
+    holds the read end of a pipe whose write end only the harness has. Each prefix clone and folder is
+    announced to it before it is made (adopt_prefix, mkdtemp, adopt). The harness ends it with close()
+    once it has cleaned up; if the harness dies first (SIGKILL included), the kernel closes the write
+    end, and the guard ends every Wine process of each prefix (`wineserver -k`; Xvfb and the worker's
+    pty die with their parent), removes the clones, Wine's server folders and the folders, and exits."""
 
-    def __init__(self, prefix: Path, folders=()):
+    def __init__(self):
         read_end, self._write_end = os.pipe()  # not inherited by anything else the harness starts
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         self.popen = subprocess.Popen([sys.executable, "-m", "conformance.backends.wine_lane", "--guard",
-                                       str(read_end), str(prefix), *map(str, folders)], pass_fds=(read_end,),
-                                      env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      start_new_session=True)
+                                       str(read_end)], pass_fds=(read_end,), env=env, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, start_new_session=True)
         os.close(read_end)
 
     def adopt(self, folder):
         """Remove folder too should the harness die."""
-        os.write(self._write_end, f"{folder}\n".encode())
+        self._say("folder", folder)
+
+    def adopt_prefix(self, prefix):
+        """End the Wine processes of prefix and remove its clone (end_prefix) should the harness die."""
+        self._say("prefix", prefix)
+
+    def mkdtemp(self, name_prefix: str) -> Path:
+        """tempfile.mkdtemp's folder (mode 0700, in the temporary folder), adopted before it is made."""
+        while True:
+            folder = Path(tempfile.gettempdir()) / f"{name_prefix}{secrets.token_hex(5)}"
+            self.adopt(folder)
+            try:
+                folder.mkdir(mode=0o700)
+                return folder
+            except FileExistsError:
+                continue
+
+    def _say(self, kind: str, path):
+        os.write(self._write_end, f"{kind} {path}\n".encode())
 
     def close(self):
         """The harness cleaned up itself: the guard leaves everything as it is and exits."""
@@ -346,16 +371,19 @@ class Guard:
             self.popen.kill()
 
 
-def _guard(read_end: int, prefix: str, folders: list):
+def _guard(read_end: int):
     """The guard process: waits for the harness to close the pipe (see Guard)."""
     received = b""
     while chunk := os.read(read_end, 4096):
         received += chunk
     if received.endswith(b"\0"):
         return  # closed by the harness, which cleaned up itself
-    end_prefix(Path(prefix))
-    for folder in folders + received.decode(errors="replace").splitlines():
-        shutil.rmtree(folder, ignore_errors=True)
+    for line in received.decode(errors="replace").splitlines():
+        kind, _, path = line.partition(" ")
+        if kind == "prefix":
+            end_prefix(Path(path))
+        elif kind == "folder":
+            shutil.rmtree(path, ignore_errors=True)
 
 
 class Xvfb:
@@ -451,9 +479,9 @@ def in_pty(command: list, size=None) -> list:
     return ["script", "-qec", shell, "/dev/null"]
 
 
-def clone_prefix(lane: Lane) -> Path:
+def clone_prefix(lane: Lane, claim=None) -> Path:
     """A private hard-link clone of the lane's prefix under <lane>/run/; clones whose owner is
-    gone are removed first."""
+    gone are removed first. claim(prefix) is told the clone's path before it is made (Guard.adopt_prefix)."""
     runs = lane.home / "run"
     runs.mkdir(exist_ok=True)
     for old in runs.iterdir():
@@ -470,7 +498,15 @@ def clone_prefix(lane: Lane) -> Path:
             except FileNotFoundError:
                 continue  # another run removed it meanwhile (runs clean up run/ at once)
         shutil.rmtree(old, ignore_errors=True)
-    home = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
+    while True:
+        home = runs / f"{os.getpid()}-{secrets.token_hex(5)}"
+        if claim is not None:
+            claim(home / "prefix")
+        try:
+            home.mkdir(mode=0o700)
+            break
+        except FileExistsError:
+            continue
     (home / "owner").write_text(str(os.getpid()))
     done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True)
     if done.returncode != 0:
@@ -480,7 +516,8 @@ def clone_prefix(lane: Lane) -> Path:
 
 
 def end_prefix(prefix: Path):
-    """Stop every Wine process of a private prefix (its wineserver included) and remove it."""
+    """Stop every Wine process of a private prefix (its wineserver included) and remove it, with the
+    folder Wine made for its server."""
     wineserver = wineserver_binary()
     if prefix.is_dir() and wineserver:
         # -k ends the processes; -w waits for the server itself, which otherwise lingers a few
@@ -492,7 +529,30 @@ def end_prefix(prefix: Path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
             except subprocess.TimeoutExpired:
                 pass
+    # while the prefix still holds its inode, so that no newer clone's server folder has that name
+    for folder in server_folders(prefix):
+        shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(prefix.parent, ignore_errors=True)
+
+
+def server_folders(prefix: Path) -> list:
+    """Wine's folders for the server of prefix, this user's: server-<device>-<inode> (hex) in
+    /tmp/.wine-<uid>/ or, as Debian's Wine makes it, /tmp/wine-XXXXXX/. Left by every wineserver."""
+    try:
+        status = os.stat(prefix)
+    except OSError:
+        return []
+    name = f"server-{status.st_dev:x}-{status.st_ino:x}"
+    roots = {Path("/tmp"), Path(tempfile.gettempdir())}
+    found = []
+    for root in roots:
+        for folder in [*root.glob(f"wine-*/{name}"), root / f".wine-{os.getuid()}" / name]:
+            try:
+                if folder.is_dir() and not folder.is_symlink() and folder.stat().st_uid == os.getuid():
+                    found.append(folder)
+            except OSError:
+                continue
+    return found
 
 
 def die_with_parent():
@@ -542,4 +602,4 @@ def tail(path, chars=TAIL_CHARS) -> str:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--guard"]:
-    _guard(int(sys.argv[2]), sys.argv[3], sys.argv[4:])
+    _guard(int(sys.argv[2]))

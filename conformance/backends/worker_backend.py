@@ -44,14 +44,16 @@ POISON_AFTER = 2  # a graph involved in this many worker deaths is not sent agai
 
 class WorkerBackend(Backend):
     def __init__(self, name: str, provider: str, provider_options: dict, config: dict, channel_factory,
-                 settings: dict, describe: dict | None = None):
+                 settings: dict, describe: dict | None = None, make_folder=None):
+        """make_folder(name_prefix) -> the logs' folder (default tempfile.mkdtemp's; a Wine lane's
+        Guard.mkdtemp, so that a killed harness leaves none)."""
         super().__init__()
         self.name, self.provider = name, provider
         self.provider_options, self.config = dict(provider_options), dict(config)
         self.settings = settings
         self._channel_factory = channel_factory
         self._describe = describe or {}
-        self.logdir = Path(tempfile.mkdtemp(prefix=f"{name}-logs-"))
+        self.logdir = Path(make_folder(f"{name}-logs-") if make_folder else tempfile.mkdtemp(prefix=f"{name}-logs-"))
         self.worker_starts = 0
         self.restarts = 0  # after a death
         self.recycles = 0  # planned: the worker's memory would pass the budget, or its provider failed

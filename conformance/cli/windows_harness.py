@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,10 +126,12 @@ def run(lane, python_dir, argv, cwd=None, timeout=None, output=None, columns=Non
     output = output or sys.stdout
     raw = output.isatty()
     command = [wine_lane.wine_binary(), *windows_args(program(python_dir, argv))]
-    workdir = Path(tempfile.mkdtemp(prefix="windows-harness-"))
+    guard = wine_lane.Guard()  # a SIGKILL of this process leaves no prefix clone, Wine process or folder
+    workdir = guard.mkdtemp("windows-harness-")
     xvfb = wine_lane.Xvfb(workdir / "xvfb.log")
-    prefix = wine_lane.clone_prefix(lane)
+    prefix = None
     try:
+        prefix = wine_lane.clone_prefix(lane, claim=guard.adopt_prefix)
         # Only this harness's own settings reach Windows pip and numba (the host's PIP_* and NUMBA_* name
         # Linux paths, a Linux cache folder, this process's CPU choice): the Windows Python keeps its own.
         if not columns:
@@ -145,9 +146,11 @@ def run(lane, python_dir, argv, cwd=None, timeout=None, output=None, columns=Non
                                    start_new_session=True, preexec_fn=wine_lane.die_with_parent)
         return _relay(process, output, raw, timeout)
     finally:
-        wine_lane.end_prefix(prefix)
+        if prefix is not None:
+            wine_lane.end_prefix(prefix)
         xvfb.close()
         shutil.rmtree(workdir, ignore_errors=True)
+        guard.close()
 
 
 def _relay(process, output, raw, timeout) -> int:
