@@ -460,3 +460,16 @@ def test_ctrl_c_while_the_backend_closes_keeps_the_footer(tmp_path):
     assert footer is not None and footer["cases"] == len(records) > 10 and not footer["interrupted"], footer
     done = conformance("report", results)
     assert done.returncode == 0 and "did not finish" not in done.stdout + done.stderr, done.stdout[-2000:]
+
+
+def test_readme_lists_every_exit_code_and_no_other():
+    """README's exit-code table and conformance/cli/exitcodes.py name the same codes."""
+    import re
+    from pathlib import Path
+    from conformance.cli import exitcodes
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| exit code | meaning |"):]
+    table = table[:table.index("\n\n")]
+    listed = {int(code) for code in re.findall(r"^\| (\d+) \|", table, re.M)}
+    codes = {value for name, value in vars(exitcodes).items() if name.isupper()}
+    assert listed == codes, (sorted(listed), sorted(codes))

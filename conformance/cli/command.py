@@ -1,10 +1,6 @@
 """The `conformance` command.
 
-Exit codes: 0 conformant, 1 not conformant, 2 bad input or usage,
-3 backend unavailable, 4 harness bug (with its traceback), 5 an output could not be written once the
-run had begun (a full disk; what was written is kept), 130 interrupted (results so far are kept),
-141 the reader of the output went away (`conformance list | head`), 143 terminated (SIGTERM, handled
-as an interruption).
+Exit codes: conformance/cli/exitcodes.py.
 """
 import argparse
 import json
@@ -18,16 +14,11 @@ import traceback
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
 from conformance.caseset.selection import select
+from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput, OutputFailed
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
 
-EXIT_CONFORMANT, EXIT_NOT_CONFORMANT, EXIT_BAD_INPUT, EXIT_BACKEND_UNAVAILABLE = 0, 1, 2, 3
-EXIT_HARNESS_BUG = 4
-EXIT_OUTPUT_FAILED = 5
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 128 + 15  # SIGTERM: handled as Ctrl-C is (results kept, the footer written), its own code
-EXIT_BROKEN_PIPE = 128 + 13  # as a Unix tool killed by SIGPIPE
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
@@ -36,7 +27,7 @@ _TERMINATED = threading.Event()
 
 def _on_sigterm(signum, frame):
     """SIGTERM is raised as Ctrl-C is, so that whatever handles that handles it too (the runner keeps
-    what it finished, the footer is written); the run then says so and ends with EXIT_TERMINATED."""
+    what it finished, the footer is written); the run then says so and ends with exitcodes.TERMINATED."""
     _TERMINATED.set()
     raise KeyboardInterrupt
 
@@ -61,7 +52,7 @@ def _main(argv) -> int:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help()
-            return EXIT_BAD_INPUT
+            return exitcodes.BAD_INPUT
         code = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
@@ -69,35 +60,35 @@ def _main(argv) -> int:
         if not _stdout_closed():
             return _harness_bug()  # a socket's, say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush stays quiet
-        return EXIT_BROKEN_PIPE
+        return exitcodes.BROKEN_PIPE
     except KeyboardInterrupt:  # outside a run's own handling (loading, starting the backend, reports)
         if _TERMINATED.is_set():
             print("terminated (SIGTERM)", file=sys.stderr)
-            return EXIT_TERMINATED
+            return exitcodes.TERMINATED
         print("interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return exitcodes.INTERRUPTED
     except CaseFileError as error:
         print(f"error: {len(error.problems)} problem(s) in the case files; nothing was run:", file=sys.stderr)
         for problem in error.problems:
             print(f"  {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return exitcodes.BAD_INPUT
     except BadInput as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return exitcodes.BAD_INPUT
     except backends.BackendUnavailable as error:
         print(f"error: backend unavailable: {error}", file=sys.stderr)
-        return EXIT_BACKEND_UNAVAILABLE
+        return exitcodes.BACKEND_UNAVAILABLE
     except OutputFailed as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_OUTPUT_FAILED
+        return exitcodes.OUTPUT_FAILED
     except Exception:
         return _harness_bug()
 
 
 def _harness_bug() -> int:
     traceback.print_exc()
-    print(f"error: a bug in the harness (traceback above; exit {EXIT_HARNESS_BUG})", file=sys.stderr)
-    return EXIT_HARNESS_BUG
+    print(f"error: a bug in the harness (traceback above; exit {exitcodes.HARNESS_BUG})", file=sys.stderr)
+    return exitcodes.HARNESS_BUG
 
 
 def _stdout_closed() -> bool:
@@ -318,9 +309,9 @@ def cmd_run(args) -> int:
     if result.interrupted:
         if _TERMINATED.is_set():
             print("terminated (SIGTERM): the results so far are kept", file=sys.stderr)
-            return EXIT_TERMINATED
-        return EXIT_INTERRUPTED
-    return EXIT_NOT_CONFORMANT if result.failed else EXIT_CONFORMANT
+            return exitcodes.TERMINATED
+        return exitcodes.INTERRUPTED
+    return exitcodes.NOT_CONFORMANT if result.failed else exitcodes.CONFORMANT
 
 
 def _queried_level(backend) -> str:
@@ -348,7 +339,7 @@ def cmd_list(args) -> int:
             print(f"{case.id}\tFL {case.required_level}\tshape {list(case.shape)}\tseed {case.seed}\t{case.source}")
         else:
             print(case.id)
-    return EXIT_CONFORMANT
+    return exitcodes.CONFORMANT
 
 
 def cmd_validate(args) -> int:
@@ -357,7 +348,7 @@ def cmd_validate(args) -> int:
     for case in cases:
         by_op[case.op] = by_op.get(case.op, 0) + 1
     print(f"ok: {len(cases)} cases (" + ", ".join(f"{op} {n}" for op, n in sorted(by_op.items())) + ")")
-    return EXIT_CONFORMANT
+    return exitcodes.CONFORMANT
 
 
 def cmd_specs(args) -> int:
@@ -388,7 +379,7 @@ def cmd_specs(args) -> int:
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")
-    return EXIT_CONFORMANT
+    return exitcodes.CONFORMANT
 
 
 def _ranks(ranks) -> str:
@@ -411,7 +402,7 @@ def cmd_backends(args) -> int:
         except backends.BackendUnavailable as error:
             print(f"  {name}: unavailable ({error})")
     print(f"auto -> {chosen} ({reason})")
-    return EXIT_CONFORMANT
+    return exitcodes.CONFORMANT
 
 
 if __name__ == "__main__":

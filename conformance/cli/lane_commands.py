@@ -12,6 +12,8 @@ import argparse
 import json
 import sys
 
+from conformance.cli import exitcodes
+
 
 def register(subparsers):
     lane = subparsers.add_parser("lane", help="the dml-wine lane: status and smoke suite")
@@ -44,7 +46,7 @@ def cmd_status(args) -> int:
     found, reason = dml_wine.find_lane()
     if found is None:
         print(f"dml-wine: not ready: {reason}")
-        return 3
+        return exitcodes.BACKEND_UNAVAILABLE
     marker = found.marker
     print(f"dml-wine: provisioned in {found.home} ({marker.get('provisioned')})")
     for key in ("wine", "mesa_vulkan_drivers", "vulkan_device", "windows_python", "onnxruntime", "numpy",
@@ -91,7 +93,7 @@ def cmd_windows(args) -> int:
         lane, python_dir = (harness.lane, harness.python_dir) if harness else (None, None)
     if lane is None:
         print(f"windows harness: not ready: {reason}", file=sys.stderr)
-        return 3
+        return exitcodes.BACKEND_UNAVAILABLE
     if not argv:
         if args.python_dir:
             print(f"windows harness: Windows Python {python_dir} in the lane {lane.home}")

@@ -8,11 +8,11 @@
 import sys
 from pathlib import Path
 
+from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput
 from conformance.run.results import partial, read_results
 
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(subparsers):
@@ -78,7 +78,7 @@ def cmd_report(args) -> int:
     if not (args.html or args.markdown or args.junit):
         print(summary.text(header, records, footer or {}))
     write_reports(header, records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
-    return EXIT_OK
+    return exitcodes.CONFORMANT
 
 
 def cmd_diff(args) -> int:
@@ -92,7 +92,7 @@ def cmd_diff(args) -> int:
         write(args.html, html.render_diff(result))
     if args.markdown:
         write(args.markdown, markdown.diff(result))
-    return EXIT_REGRESSION if result.failed else EXIT_OK
+    return exitcodes.NOT_CONFORMANT if result.failed else exitcodes.CONFORMANT
 
 
 def text_diff(result, limit=50) -> str:
@@ -141,4 +141,4 @@ def cmd_compare(args) -> int:
         write(args.html, html.render_compare(result))
     if args.markdown:
         write(args.markdown, markdown.compare(result))
-    return EXIT_OK
+    return exitcodes.CONFORMANT

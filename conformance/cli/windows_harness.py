@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.backends import wine_lane
+from conformance.cli import exitcodes
 
 HARNESS_FORMAT = 1
 MARKER = "harness.json"
@@ -167,7 +168,7 @@ def _relay(process, output, raw, timeout) -> int:
                 _kill(process)
                 if output is not None:
                     _write(output, pending, raw, final=True)
-                return 124 if deadline and now > deadline else 130
+                return exitcodes.TIMEOUT if deadline and now > deadline else exitcodes.INTERRUPTED
             ready, _, _ = select.select([stream], [], [], 0.5)
             if not ready:
                 continue
