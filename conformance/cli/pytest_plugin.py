@@ -265,7 +265,7 @@ class State:
             if not hasattr(self.config, "workerinput"):
                 self.write_outputs(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
         except OutputFailed as error:  # a full disk: one line, and a run that cannot pass for a good one
-            sys.stderr.write(f"conformance: error: {error}\n")
+            sys.stderr.write(f"\nconformance: error: {error}\n")
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR  # pytest has no code of its own for it
         finally:
             self.close()
