@@ -2,8 +2,9 @@
 # Build the bundle the lent GPU machine needs to run the real DirectML (and WebGPU) there:
 #
 #   bash scripts/gpu/build-bundle.sh            build what is missing or stale (cached), then list the calls
-#   bash scripts/gpu/build-bundle.sh --plan     only print the device-tool calls for the bundle in hand
-#   bash scripts/gpu/build-bundle.sh --snapshot refresh only .bundle/carry/tree (the code the GPU runs use)
+#   bash scripts/gpu/build-bundle.sh --plan     only print the device-tool calls for the bundle in hand, each
+#                                               checked against what a call carries (exit 1 when one is over)
+#   bash scripts/gpu/build-bundle.sh --snapshot refresh only the harness snapshot carry/tree (the code the GPU runs use)
 #   bash scripts/gpu/build-bundle.sh --clean    remove the bundle and its caches
 #   ... --releases all|VERSION[,VERSION...]     also carry other onnxruntime-directml releases (their
 #                                               pinned files, conformance/backends/dml_releases.tsv) in calls
@@ -15,39 +16,54 @@
 #      the Vulkan loader and vulkaninfo), with the dml-wine lane's Windows CPython (the newest
 #      release of conformance/backends/dml_releases.tsv) at /opt/py inside it, and the Windows harness's pinned
 #      win_amd64 wheels (scripts/windows_harness/requirements.txt, about 100 MB) at
-#      /opt/windows-harness/wheels; split into chunks of CHUNK_MIB, one per device-tool call (a call
-#      carries at most 64 MiB with the working tree);
+#      /opt/windows-harness/wheels; split into chunks, one per device-tool call;
 #   2. tools/: the zstd binary with its libraries (never libc), to unpack there;
-#   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies) and
-#      onnxruntime-webgpu (cp312) for the webgpu backend.
+#   3. wheels/: the Linux wheels the harness lacks there (jsonschema and its dependencies, numba, llvmlite
+#      and numpy for the compiled verification) and onnxruntime-webgpu (cp312) for the webgpu backend.
 #   4. lib/: libEGL.so.1 (Debian's libegl1), which NVIDIA's Vulkan driver needs to start.
-#   tools/, wheels/ and lib/ ride with the last chunk, or in a call of their own.
-# The harness itself travels as the working tree: every device call carries the current code; the
-# tree snapshot also carries the project's wheel (windows-harness-wheel/), which `device.sh
-# windows-setup` pip-installs with those wheels into a Windows Python there (no network to build it).
+#   tools/, wheels/ and lib/ ride with the chunks where there is room, else in calls of their own.
+# A call carries at most 64 MiB: the working tree and its folders together (scripts/gpu/carry.py sizes
+# every call with all it carries; CHUNK_MIB=N asks for smaller chunks). The harness itself travels as
+# the working tree and as the snapshot carry/tree, which also carries the project's wheel
+# (windows-harness-wheel/), which `device.sh windows-setup` pip-installs there (no network to build it).
 #
-# Everything lands in .bundle/ (ignored through .git/info/exclude, never committed):
-#   .bundle/cache/rootfs      the unpacked root (about 1 GB), rebuilt only when its recipe changes
-#   .bundle/cache/payload.*   the packed payload and its sha256
-#   .bundle/carry/cNN/        what call NN carries: a chunk (and tools/, wheels/), manifest.json
-#   .bundle/carry/manifest.json
-# Needs root (debootstrap, chroot) and the machine's Debian package source; no mirror is named here.
+# Everything lands in the bundle folder, outside the tree: GPU_BUNDLE_DIR, by default one folder per
+# checkout under /var/cache/dml-conformance-gpu (as root; else ~/.cache/dml-conformance-gpu). The tree
+# only gets the link .bundle to it (ignored through .git/info/exclude), so that the device tool's carry
+# paths (.bundle/carry/cNN) reach it; nothing else is written into the tree. A GPU_BUNDLE_DIR inside the
+# tree is ignored there and never carried by the snapshot or counted as working tree.
+#   cache/rootfs      the unpacked root (about 1 GB), rebuilt only when its recipe changes
+#   cache/payload.*   the packed payload and its sha256
+#   carry/cNN/        what call NN carries: a chunk and extras, manifest.json
+#   carry/tree/       the harness snapshot: what git lists (tracked and untracked, not ignored) but docs/
+# Needs root (debootstrap, chroot), the machine's Debian package source, and a git checkout (exit 2 in
+# a plain copy: the snapshot and every call's size are what git lists); no mirror is named here.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../dml_wine/debian-source.sh
 . "$ROOT/scripts/dml_wine/debian-source.sh"
-BUNDLE=${GPU_BUNDLE_DIR:-$ROOT/.bundle}
+# Nothing is written into the tree: no __pycache__ from the helpers run here.
+export PYTHONDONTWRITEBYTECODE=1
+CARRY_PY=$ROOT/scripts/gpu/carry.py
+if [ -n "${GPU_BUNDLE_DIR:-}" ]; then
+    BUNDLE=$(realpath -m "$GPU_BUNDLE_DIR")
+else
+    if [ "$(id -u)" = 0 ]; then BASE=/var/cache/dml-conformance-gpu; else BASE=${XDG_CACHE_HOME:-$HOME/.cache}/dml-conformance-gpu; fi
+    BUNDLE=$BASE/$(basename "$ROOT")-$(printf '%s' "$ROOT" | sha256sum | cut -c1-8)
+fi
+# How the tree reaches the bundle: the link .bundle (a bundle outside the tree), or its own path.
+case $BUNDLE/ in
+    "$ROOT"/) echo "build-bundle: GPU_BUNDLE_DIR is the tree itself" >&2; exit 2 ;;
+    "$ROOT"/*) IN_TREE=${BUNDLE#"$ROOT"/} ;;
+    *) IN_TREE=.bundle ;;
+esac
+PREFIX=$IN_TREE/carry
 CACHE=$BUNDLE/cache
 ROOTFS=$CACHE/rootfs
 CARRY=$BUNDLE/carry
 LOGS=$CACHE/logs
 SUITE=bookworm
-# Each call carries the working tree too (tracked and untracked, not ignored): the chunks leave room
-# for it (64 MiB a call, 4 MiB to spare), so a grown tree (results in docs/) gives smaller chunks.
-WORKTREE_MIB=$(cd "$ROOT" && { git ls-files -co --exclude-standard -z 2>/dev/null || true; } \
-               | { xargs -0 -r stat -c %s 2>/dev/null || true; } | awk '{s += $1} END {print int(s / 1048576) + 1}')
-CHUNK_MIB=${CHUNK_MIB:-$(( 60 - ${WORKTREE_MIB:-4} ))}
 ZSTD_LEVEL=${ZSTD_LEVEL:-19}
 # The root: what Wine 8 needs to run a Windows program with Vulkan (vkd3d comes with libwine), and
 # what checks the device. Installed with --no-install-recommends.
@@ -78,7 +94,7 @@ while [ $# -gt 0 ]; do
         --releases)
             [ $# -ge 2 ] || { echo "build-bundle: --releases needs all or VERSION[,VERSION...]" >&2; exit 2; }
             RELEASES=$2; shift ;;
-        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
         *) echo "build-bundle: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -90,71 +106,68 @@ fi
 say() { echo "[gpu-bundle] $*"; }
 fail() { echo "build-bundle: FAILED: $*" >&2; exit 1; }
 
+refuse() { echo "build-bundle: $*" >&2; exit 2; }
+
 if [ "$MODE" = clean ]; then
     for m in "$ROOTFS/proc" "$ROOTFS/dev/pts" "$ROOTFS/dev" "$ROOTFS/sys"; do mountpoint -q "$m" && umount "$m"; done
+    if [ -L "$ROOT/.bundle" ] && [ "$(readlink "$ROOT/.bundle")" = "$BUNDLE" ]; then rm "$ROOT/.bundle"; fi
     rm -rf "$BUNDLE"; say "removed $BUNDLE"; exit 0
 fi
 
+# What a call carries and what the snapshot holds is what git lists: a plain copy has no such list.
+[ "$(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null)" = "$(realpath "$ROOT")" ] \
+    || refuse "$ROOT is not a git checkout: the harness snapshot and every call's size are what git lists (tracked and untracked files, not ignored); build the bundle in a checkout"
+# The bundle never travels with the tree: ignored in this clone (the pattern has no trailing slash, so
+# that it matches the link too), and left out of every listing below.
+EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude)
+case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
+mkdir -p "$(dirname "$EXCLUDE")"
+grep -qxF "/$IN_TREE" "$EXCLUDE" 2>/dev/null || echo "/$IN_TREE" >> "$EXCLUDE"
+NOT_CARRIED=(--exclude "$IN_TREE")
+link_bundle() {  # ROOT/.bundle -> the bundle, where the bundle is outside the tree
+    [ "$IN_TREE" = .bundle ] && [ "$BUNDLE" != "$ROOT/.bundle" ] || return 0
+    if [ -L "$ROOT/.bundle" ]; then
+        [ "$(readlink "$ROOT/.bundle")" = "$BUNDLE" ] && return 0
+        rm "$ROOT/.bundle"
+    elif [ -e "$ROOT/.bundle" ]; then
+        refuse "$ROOT/.bundle is a folder (a bundle built inside the tree): remove it (GPU_BUNDLE_DIR=$ROOT/.bundle bash scripts/gpu/build-bundle.sh --clean), or keep it with GPU_BUNDLE_DIR=$ROOT/.bundle"
+    fi
+    mkdir -p "$BUNDLE"
+    ln -s "$BUNDLE" "$ROOT/.bundle"
+}
+
 plan() {
     [ -f "$CARRY/manifest.json" ] || fail "no bundle in $CARRY (run without --plan first)"
-    python3 - "$CARRY/manifest.json" "$ROOT" <<'EOF'
-import json, os, subprocess, sys
-m = json.load(open(sys.argv[1]))
-calls = m["calls"][:-1] + m.get("release_calls", []) + m["calls"][-1:]  # the setup comes with the last chunk
-root, carry = sys.argv[2], os.path.dirname(sys.argv[1])
-try:
-    listed = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True).stdout
-except OSError:  # no git: a tree that is not a checkout carries nothing of its own
-    listed = b""
-work = sum(os.path.getsize(os.path.join(root, f)) for f in listed.decode().split("\0") if f and os.path.isfile(os.path.join(root, f)))
-size = lambda d: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
-tree = size(os.path.join(carry, "tree"))
-over = []
-for i, call in enumerate(calls):
-    total = work + size(os.path.join(carry, os.path.basename(call))) + (tree if i == len(calls) - 1 else 0)
-    if total > 64 * 2**20:
-        over.append(f"{call}: {total / 2**20:.1f} MiB with the working tree ({work / 2**20:.1f} MiB)")
-if over:
-    sys.exit("build-bundle: over the 64 MiB a call carries; rebuild (smaller chunks follow the tree):\n  "
-             + "\n  ".join(over))
-print(f"bundle {m['payload_sha256'][:12]}: {m['payload_bytes'] / 2**20:.0f} MiB payload in {len(calls)} calls; "
-      "make them back to back (files outside the work tree survive only while the machine stays warm):")
-for i, call in enumerate(calls):
-    last = i == len(calls) - 1
-    cmd = f"bash scripts/gpu/device.sh receive {call}" + (" && bash scripts/gpu/device.sh setup" if last else "")
-    carry = [call] + ([".bundle/carry/tree"] if last else [])
-    cmd = cmd.replace(" && bash scripts/gpu/device.sh setup", " && bash scripts/gpu/device.sh receive .bundle/carry/tree && bash scripts/gpu/device.sh setup") if last else cmd
-    print(f"  run(carry={carry!r}, command={cmd!r})")
-print("then, warm: run(carry=['.bundle/carry/tree'], command='bash scripts/gpu/device.sh run NAME -- [PATHS] "
-      "--backend B ...')  (docs/gpu/README.md)")
-EOF
+    link_bundle
+    python3 "$CARRY_PY" plan "$CARRY" "$ROOT" --prefix "$PREFIX" "${NOT_CARRIED[@]}"
 }
 snapshot() {
     # The harness as it is now (tracked and untracked, not ignored), so that the GPU runs use the
     # code that was tested here, whatever others change in the working tree meanwhile; it travels
     # with the last chunk and with every run call (scripts/gpu/device.sh uses it when present).
-    local tree=$CARRY/tree
-    rm -rf "$tree"; mkdir -p "$tree"
     # docs/ stays behind (results and reports: megabytes the runs do not read; the working tree
     # brings them anyway).
-    (cd "$ROOT" && git ls-files -co --exclude-standard -z -- . ':!docs' | xargs -0 cp --parents -t "$tree" 2>/dev/null) || true
-    python3 - "$ROOT" "$tree" <<'EOF'
-import json, subprocess, sys, time
-root, tree = sys.argv[1:]
-git = lambda *a: subprocess.run(["git", "-C", root, *a], capture_output=True, text=True).stdout.strip()
-json.dump({"head": git("rev-parse", "HEAD"), "dirty": git("status", "--porcelain").splitlines(),
-           "taken": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, open(f"{tree}/SNAPSHOT.json", "w"), indent=1)
-EOF
-    # The project's wheel, built from the same tree, for the Windows harness (device.sh windows-setup).
-    mkdir -p "$LOGS"
-    python3 -m pip wheel -q --disable-pip-version-check --no-deps "$ROOT" -w "$tree/windows-harness-wheel" \
-        >"$LOGS/project-wheel.log" 2>&1 || fail "pip wheel of the project (see $LOGS/project-wheel.log)"
+    local tree=$CARRY/tree build
+    [ -n "$CARRY" ] && [ -n "$CACHE" ] || fail "no bundle folder"
+    link_bundle
+    rm -rf "$tree"; mkdir -p "$tree" "$LOGS"
+    (cd "$ROOT" && git ls-files -co --exclude-standard -z -- . ':(exclude)docs' ":(exclude)$IN_TREE" \
+        | while IFS= read -r -d '' f; do if [ -f "$f" ]; then printf '%s\0' "$f"; fi; done \
+        | xargs -0 -r cp --parents -t "$tree") || fail "copying the tree into $tree"
+    python3 "$ROOT/scripts/gpu/snapshot_stamp.py" "$ROOT" "$tree" || fail "writing $tree/SNAPSHOT.json"
+    # The project's wheel, built from the snapshot, for the Windows harness (device.sh windows-setup);
+    # built in a copy outside the tree, since building writes build/ and *.egg-info beside the sources.
+    build=$(mktemp -d "$CACHE/wheel-build.XXXXXX")
+    cp -r "$tree/." "$build/"
+    python3 -m pip wheel -q --disable-pip-version-check --no-deps "$build" -w "$tree/windows-harness-wheel" \
+        >"$LOGS/project-wheel.log" 2>&1 || { rm -rf "$build"; fail "pip wheel of the project (see $LOGS/project-wheel.log)"; }
+    rm -rf "$build"
     say "tree snapshot: $(du -sh "$tree" | cut -f1) in $tree (HEAD $(git -C "$ROOT" rev-parse --short HEAD))"
 }
 release_calls() {
     # The pinned files of the releases asked for (not the newest: the payload has its Python), from the
     # lane's downloads (fetched by setup-dml-wine.sh --releases where missing), packed whole into
-    # folders rNN of at most CHUNK_MIB each, listed in the manifest as release_calls.
+    # folders rNN of at most a chunk each (CHUNK bytes), listed in the manifest as release_calls.
     local ort name version file sha files=()
     DOWNLOADS=$LANE_HOME/downloads
     for ort in $(python3 "$ROOT/conformance/backends/dml_releases.py" "$1"); do
@@ -166,9 +179,9 @@ release_calls() {
         while IFS=$'\t' read -r name version file sha; do files+=("$DOWNLOADS/$file"); done < <(release_files "$ort")
     done
     [ ${#files[@]} -gt 0 ] || { say "releases: nothing to carry besides the newest"; return; }
-    python3 - "$CARRY" "$CHUNK_MIB" "${files[@]}" <<'EOF'
+    python3 - "$CARRY" "$CHUNK" "${files[@]}" <<'EOF'
 import json, os, shutil, sys
-carry, limit, files = sys.argv[1], int(sys.argv[2]) << 20, sorted(set(sys.argv[3:]), key=os.path.getsize, reverse=True)
+carry, limit, files = sys.argv[1], int(sys.argv[2]), sorted(set(sys.argv[3:]), key=os.path.getsize, reverse=True)
 bins = []  # first fit, largest first: [bytes, [files]]
 for path in files:
     size = os.path.getsize(path)
@@ -186,7 +199,7 @@ for index, (size, group) in enumerate(bins):
     os.makedirs(folder)
     for path in group:
         shutil.copyfile(path, os.path.join(folder, os.path.basename(path)))
-    calls.append(f".bundle/carry/r{index:02d}")
+    calls.append(f"r{index:02d}")
     print(f"[gpu-bundle]     r{index:02d}: {size / 2**20:.0f} MiB, {', '.join(os.path.basename(p) for p in group)}")
 manifest_path = os.path.join(carry, "manifest.json")
 manifest = json.load(open(manifest_path))
@@ -198,14 +211,12 @@ if [ "$MODE" = plan ]; then plan; exit 0; fi
 if [ "$MODE" = snapshot ]; then snapshot; exit 0; fi
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap and chroot)"
+# Each call carries the working tree too: the chunks leave room for it (carry.py; a grown tree, such
+# as results in docs/, gives smaller chunks, and CHUNK_MIB more than there is room for is refused).
+WORKTREE=$(python3 "$CARRY_PY" worktree "$ROOT" "${NOT_CARRIED[@]}") || exit $?
+CHUNK=$(python3 "$CARRY_PY" chunk --worktree "$WORKTREE" ${CHUNK_MIB:+--chunk-mib "$CHUNK_MIB"}) || exit $?
 mkdir -p "$CACHE" "$LOGS"
-# The bundle must never be committed, nor travel unasked: ignore it in this clone.
-EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude 2>/dev/null || true)
-if [ -n "$EXCLUDE" ]; then
-    case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
-    mkdir -p "$(dirname "$EXCLUDE")"
-    grep -qxF "/.bundle/" "$EXCLUDE" 2>/dev/null || echo "/.bundle/" >> "$EXCLUDE"
-fi
+link_bundle
 
 need() {  # need COMMAND PACKAGE
     command -v "$1" >/dev/null 2>&1 && return
@@ -277,7 +288,26 @@ fi
 [ "$(cat "$WINPY/.dml-conformance")" = "$WIN_PYTHON_STAMP" ] || fail "$WINPY is not the pinned Windows Python"
 say "2/4 Windows Python: $WINPY ($WIN_PYTHON_STAMP)"
 WIN_WHEELS=$LANE_HOME/windows-harness/wheels
-DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-windows-harness.sh" --download >"$LOGS/windows-wheels.log" 2>&1 \
+# setup-windows-harness.sh wants a Python that imports the harness, and makes .venv in the tree when
+# it finds none: give it one, the checkout's or this machine's, else a virtual environment in the
+# cache with the harness's dependencies (the harness itself comes from this tree, through PYTHONPATH).
+harness_python() {
+    local py
+    for py in "${PYTHON:-}" "$ROOT/.venv/bin/python" python3 "$CACHE/venv/bin/python"; do
+        if [ -n "$py" ] && PYTHONPATH=$ROOT "$py" -c "import conformance.cli.windows_harness" >/dev/null 2>&1; then
+            echo "$py"; return
+        fi
+    done
+    rm -rf "$CACHE/venv"
+    python3 -m venv "$CACHE/venv" >"$LOGS/venv.log" 2>&1 || fail "python3 -m venv $CACHE/venv (see $LOGS/venv.log)"
+    python3 -c "import tomllib, sys; print('\n'.join(tomllib.load(open(sys.argv[1], 'rb'))['project']['dependencies']))" \
+        "$ROOT/pyproject.toml" > "$CACHE/venv/requirements.txt" || fail "reading the dependencies in pyproject.toml"
+    "$CACHE/venv/bin/python" -m pip install -q --disable-pip-version-check -r "$CACHE/venv/requirements.txt" \
+        >>"$LOGS/venv.log" 2>&1 || fail "the harness's dependencies in $CACHE/venv (see $LOGS/venv.log)"
+    echo "$CACHE/venv/bin/python"
+}
+HARNESS_PYTHON=$(harness_python)
+PYTHON=$HARNESS_PYTHON PYTHONPATH=$ROOT DML_WINE_HOME=$LANE_HOME bash "$ROOT/scripts/setup-windows-harness.sh" --download >"$LOGS/windows-wheels.log" 2>&1 \
     || fail "the Windows harness's wheels (see $LOGS/windows-wheels.log)"
 say "2/4 Windows harness wheels: $(ls "$WIN_WHEELS" | wc -l) in $WIN_WHEELS ($(du -sh "$WIN_WHEELS" | cut -f1))"
 
@@ -316,17 +346,14 @@ else
 fi
 
 # ---- 4. what each call carries ----------------------------------------------------------------------
-say "4/4 carry folders: chunks of $CHUNK_MIB MiB, tools and wheels"
-rm -rf "$CARRY"; mkdir -p "$CARRY/extras/tools" "$CARRY/extras/wheels"
-split -b "${CHUNK_MIB}M" -d -a 2 "$PAYLOAD" "$CARRY/part."
-for part in "$CARRY"/part.*; do
-    n=${part##*.}; mkdir -p "$CARRY/c$n"; mv "$part" "$CARRY/c$n/"
-done
+say "4/4 carry folders: chunks of $(( CHUNK >> 20 )) MiB (the working tree is $(( WORKTREE >> 20 )) MiB), tools and wheels"
+EXTRAS=$CACHE/extras
+rm -rf "$CARRY" "$EXTRAS"; mkdir -p "$CARRY" "$EXTRAS/tools" "$EXTRAS/wheels"
 # zstd and the libraries it links, except glibc's own (the host's glibc is newer).
-cp "$(command -v zstd)" "$CARRY/extras/tools/"
+cp "$(command -v zstd)" "$EXTRAS/tools/"
 ldd "$(command -v zstd)" | awk '/=>/ {print $3}' | while read -r lib; do
     case $(basename "$lib") in libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*) continue ;; esac
-    cp -L "$lib" "$CARRY/extras/tools/"
+    cp -L "$lib" "$EXTRAS/tools/"
 done
 # Wheels for the GPU machine's CPython 3.12 (manylinux, x86_64): no dependencies are resolved there.
 PIP=${PIP:-python3 -m pip}
@@ -341,77 +368,32 @@ for spec in $LINUX_WHEELS $JIT_WHEELS $WEBGPU_WHEEL; do
             --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
             -d "$WHEEL_CACHE" "$spec" >"$LOGS/pip-$name.log" 2>&1 || fail "pip download $spec (see $LOGS/pip-$name.log)"
     fi
-    cp "$WHEEL_CACHE"/"$pattern"*.whl "$CARRY/extras/wheels/"
+    cp "$WHEEL_CACHE"/"$pattern"*.whl "$EXTRAS/wheels/"
 done
 # The GLVND EGL library: NVIDIA's Vulkan driver (libGLX_nvidia.so.0) loads libEGL.so.1 while it
 # starts, and the GPU machine has none (without it vkCreateInstance finds no driver). From
 # Debian's libegl1, the root's own release; it travels beside the root, not in it.
-mkdir -p "$CARRY/extras/lib" "$CACHE/debs"
+mkdir -p "$EXTRAS/lib" "$CACHE/debs"
 if ! ls "$CACHE"/debs/libegl1_*.deb >/dev/null 2>&1; then
     (cd "$CACHE/debs" && apt-get download libegl1 >"$LOGS/apt-download.log" 2>&1) || fail "apt-get download libegl1"
 fi
 rm -rf "$CACHE/debs/x"; dpkg-deb -x "$CACHE"/debs/libegl1_*.deb "$CACHE/debs/x"
-cp -a "$CACHE"/debs/x/usr/lib/x86_64-linux-gnu/libEGL.so.1* "$CARRY/extras/lib/"
-# The extras ride with the last chunk where they fit, else in calls of their own; a file over what a
-# call carries goes in parts NAME.part-NN (device.sh setup joins them and checks NAME.sha256). All
-# receives come before the setup, so the order does not matter.
-python3 - "$CARRY" "$(( (60 - ${WORKTREE_MIB:-4}) * 1048576 ))" <<'EOF' || fail "placing the extras"
-import hashlib, os, shutil, sys
-carry, limit = sys.argv[1], int(sys.argv[2])
-extras = os.path.join(carry, "extras")
-last = sorted(d for d in os.listdir(carry) if d[:1] == "c" and d[1:].isdigit())[-1]
-size = lambda d: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
-calls = [[os.path.join(carry, last), size(os.path.join(carry, last))]]
-
-
-def place(relative, source, length):
-    call = next((c for c in calls if c[1] + length <= limit), None)
-    if call is None:
-        call = [os.path.join(carry, f"c{int(os.path.basename(calls[-1][0])[1:]) + 1:02d}"), 0]
-        calls.append(call)
-    target = os.path.join(call[0], relative)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    if isinstance(source, bytes):
-        open(target, "wb").write(source)
-    else:
-        shutil.copy2(source, target)  # keeps the mode: tools/ are programs
-    call[1] += length
-
-
-files = sorted(((os.path.relpath(os.path.join(r, f), extras), os.path.join(r, f))
-                for r, _, fs in os.walk(extras) for f in fs), key=lambda item: -os.path.getsize(item[1]))
-for relative, path in files:
-    length = os.path.getsize(path)
-    if length <= limit // 2:
-        place(relative, path, length)
-        continue
-    data = open(path, "rb").read()
-    place(relative + ".sha256", hashlib.sha256(data).hexdigest().encode() + b"\n", 65)
-    piece = limit // 2
-    for number, start in enumerate(range(0, length, piece)):
-        place(f"{relative}.part-{number:02d}", data[start:start + piece], min(piece, length - start))
-for call, used in calls:
-    print(f"[gpu-bundle]     {os.path.basename(call)}: {used / 2**20:.0f} MiB")
-EOF
-rm -rf "$CARRY/extras"
-python3 - "$CARRY" "$PAYLOAD" "$(cat "$PAYLOAD.sha256")" "$KEY" "$CACHE/root-packages.txt" <<'EOF'
-import json, os, sys
-carry, payload, digest, key, packages = sys.argv[1:]
-calls = sorted(d for d in os.listdir(carry) if d.startswith("c") and os.path.isdir(os.path.join(carry, d)))
-sizes = {c: sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(os.path.join(carry, c)) for f in fs)
-         for c in calls}
-wanted = {line.split()[0]: line.split()[1] for line in open(packages) if line.strip()}
-manifest = {"payload": os.path.basename(payload), "payload_sha256": digest, "payload_bytes": os.path.getsize(payload),
-            "key": key, "calls": [f".bundle/carry/{c}" for c in calls], "call_bytes": sizes,
-            "root_versions": {p: wanted.get(p) for p in ("wine", "wine64", "libwine", "xvfb",
-                                                         "libvulkan1", "vulkan-tools", "libc6")}}
-json.dump(manifest, open(os.path.join(carry, "manifest.json"), "w"), indent=1)
-for c in calls:
-    if sizes[c] > 62 * 2**20:
-        sys.exit(f"build-bundle: {c} is {sizes[c] / 2**20:.1f} MiB: over what one call may carry with the tree")
-EOF
-for c in "$CARRY"/c*; do cp "$CARRY/manifest.json" "$c/manifest.json"; done
-for c in "$CARRY"/c*; do say "    $(basename "$c"): $(du -sh "$c" | cut -f1)"; done
-[ -z "$RELEASES" ] || release_calls "$RELEASES"
+cp -a "$CACHE"/debs/x/usr/lib/x86_64-linux-gnu/libEGL.so.1* "$EXTRAS/lib/"
+# The harness snapshot first: the last call carries it, so its size is part of that call's.
 snapshot
+# The chunks, and the extras where there is room (else in calls of their own; a file over half a call
+# goes in parts NAME.part-NN, which device.sh setup joins and checks against NAME.sha256). Every call
+# is sized with all it carries: the working tree, and the snapshot for the last (scripts/gpu/carry.py).
+MANIFEST=$(python3 -c '
+import json, os, sys
+payload, digest, key, packages = sys.argv[1:]
+wanted = dict(line.split()[:2] for line in open(packages) if line.strip())
+print(json.dumps({"payload": os.path.basename(payload), "payload_sha256": digest, "payload_bytes": os.path.getsize(payload),
+                  "key": key, "root_versions": {p: wanted.get(p) for p in ("wine", "wine64", "libwine", "xvfb",
+                                                                          "libvulkan1", "vulkan-tools", "libc6")}}))
+' "$PAYLOAD" "$(cat "$PAYLOAD.sha256")" "$KEY" "$CACHE/root-packages.txt") || fail "the manifest"
+python3 "$CARRY_PY" pack "$CARRY" --payload "$PAYLOAD" --extras "$EXTRAS" --worktree "$WORKTREE" \
+    --chunk "$CHUNK" --manifest "$MANIFEST" || exit $?
+rm -rf "$EXTRAS"
+[ -z "$RELEASES" ] || release_calls "$RELEASES"
 plan

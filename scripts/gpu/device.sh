@@ -21,7 +21,11 @@
 #                                                          in pieces, scripts/windows_harness/run_in_pieces.py,
 #                                                          PIECES_JOBS (default nproc) at once, PIECES_BY op|family)
 #   bash scripts/gpu/device.sh bench                       the GPU figures: the four float32 sweeps (dml-direct) and
-#                                                          the default cases (dml-wine), then one table
+#                                                          the default cases (dml-wine), then one table; within one
+#                                                          device command (BENCH_LIMIT=S a sweep, default 70,
+#                                                          BENCH_LIMIT_CASES=S, default 150; more than a command may
+#                                                          run is refused, exit 2); $OUT/bench.md, bench.log and
+#                                                          bench.tar.gz (every results file and log)
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
@@ -32,14 +36,39 @@
 # inside the root (chroot) and shares the X socket; VK_DRIVER_FILES names only the NVIDIA ICD.
 # GPU_ROOT (default /tmp/gpu) holds everything. Also runs here, for a local test, inside
 # `unshare -m` (bind mounts over this machine's own Wine paths then stay private).
+# Exit 2, one line: a harness snapshot without the harness, or bench limits over one command's time.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 G=${GPU_ROOT:-/tmp/gpu}
+# One command on the lent machine runs at most this long; a run interrupted by RUN_LIMIT gets
+# RUN_GRACE_S more to stop before it is killed.
+COMMAND_LIMIT_S=600
+RUN_GRACE_S=30
+
+refuse() { echo "[gpu] $*" >&2; exit 2; }
+# A harness snapshot (build-bundle.sh) holds the harness, and at least the files its SNAPSHOT.json
+# counts (a copy cut short, or one taken where git listed nothing, holds less).
+snapshot_problem() {
+    local dir=$1 f want have
+    for f in pyproject.toml conformance/__init__.py scripts/gpu/device.sh scripts/dml_wine/releases.sh; do
+        [ -f "$dir/$f" ] || { echo "holds no harness ($f is missing)"; return; }
+    done
+    want=$(grep -o '"files": [0-9]*' "$dir/SNAPSHOT.json" | grep -o '[0-9]*$' || true)
+    have=$(find "$dir" -type f ! -name SNAPSHOT.json ! -path "$dir/windows-harness-wheel/*" ! -path '*/__pycache__/*' | wc -l)
+    [ -z "$want" ] || [ "$have" -ge "$want" ] || echo "holds $have of its $want files"
+}
 # The harness that runs: the snapshot received with the bundle (what was tested where it was built),
 # else this tree.
 HARNESS=$REPO
-[ -f "$G/tree/SNAPSHOT.json" ] && HARNESS=$G/tree
+if [ -f "$G/tree/SNAPSHOT.json" ]; then
+    problem=$(snapshot_problem "$G/tree")
+    if [ -z "$problem" ]; then
+        HARNESS=$G/tree
+    elif [ "${1:-}" != receive ]; then
+        refuse "the harness snapshot in $G/tree $problem: take it again in a git checkout (build-bundle.sh --snapshot) and receive it"
+    fi
+fi
 R=$G/root
 NV_ICD=${GPU_VK_ICD:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 NV_LIBS=/usr/local/nvidia/lib64:/usr/local/nvidia/lib
@@ -64,6 +93,8 @@ cmd_receive() {
         return
     fi
     if [ -f "$dir/SNAPSHOT.json" ]; then  # the harness snapshot (build-bundle.sh --snapshot)
+        local problem; problem=$(snapshot_problem "$dir")
+        [ -z "$problem" ] || refuse "the harness snapshot $dir $problem: take it again in a git checkout (build-bundle.sh --snapshot)"
         rm -rf "$G/tree"; mkdir -p "$G"; cp -r "$dir" "$G/tree"
         say "harness snapshot: $(grep -o '"head": "[0-9a-f]\{12\}' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4), taken $(grep -o '"taken": "[^"]*' "$G/tree/SNAPSHOT.json" | cut -d'"' -f4)"
         return
@@ -407,7 +438,7 @@ cmd_run() {
     t=$(date +%s.%N)
     cd "$HARNESS"
     # RUN_LIMIT=S: interrupt the run (SIGINT) after S seconds; the cases finished so far are kept.
-    local runner=(-m conformance run) kill_after=30
+    local runner=(-m conformance run) kill_after=$RUN_GRACE_S
     # The Windows harness (docs/windows.md): its conformance.exe under Wine, results on Z: (here).
     # WINDOWS_HARNESS=pieces: in pieces, PIECES_JOBS at once (default: one per core), PIECES_BY op
     # (default) or family; each piece stops within a minute of Ctrl-C (windows_harness.CTRL_C_GRACE).
@@ -445,20 +476,29 @@ cmd_releases() {
 }
 
 cmd_bench() {
-    # The GPU figures of issue 16, in one command after setup: the four seed operators' exhaustive
-    # float32 sweeps through dml-direct on every core (each stopped at BENCH_LIMIT s, default 120),
-    # and the default cases through dml-wine (the worker's peak memory), then one table
-    # (scripts/gpu/bench_table.py) of what the results files say.
+    # The GPU figures of issue 16, in one device command after setup: the four seed operators'
+    # exhaustive float32 sweeps through dml-direct on every core (each stopped at BENCH_LIMIT s), and
+    # the default cases through dml-wine (the worker's peak memory), then one table
+    # (scripts/gpu/bench_table.py) of what the results files say. The runs write into $G/bench; three
+    # files come back in $OUT (the lent machine hands back 8 at most): bench.md, bench.log (every
+    # run's console output) and bench.tar.gz (the results files, their logs, the nvidia-smi samples).
+    local sweeps=("$HARNESS"/scripts/gpu/sweeps/*_float32.yaml) sweep op
+    local limit=${BENCH_LIMIT:-70} cases=${BENCH_LIMIT_CASES:-150}
+    local total=$(( ${#sweeps[@]} * (limit + RUN_GRACE_S) + cases + RUN_GRACE_S ))
+    [ "$total" -le "$COMMAND_LIMIT_S" ] || refuse "bench: ${#sweeps[@]} sweeps of BENCH_LIMIT=$limit s and the cases' BENCH_LIMIT_CASES=$cases s, each with $RUN_GRACE_S s to stop, add up to $total s: over the $COMMAND_LIMIT_S s one device command may run"
     [ -f "$G/env.sh" ] || fail "run setup first"
-    local out=${OUT:-$G/out} sweep op
-    for sweep in "$HARNESS"/scripts/gpu/sweeps/*_float32.yaml; do
-        op=$(basename "$sweep" _float32.yaml)
-        RUN_LIMIT=${BENCH_LIMIT:-120} cmd_run "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
-            --backend dml-direct --jobs "$(nproc)" >/dev/null || true
-    done
-    RUN_LIMIT=${BENCH_LIMIT_CASES:-300} cmd_run bench-cases-dml-wine -- cases --backend dml-wine \
-        --feature-level 6_4 >/dev/null || true
-    "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$out"/bench-*.jsonl
+    local out=${OUT:-$G/out} work=$G/bench
+    rm -rf "$work"; mkdir -p "$work" "$out"
+    {
+        for sweep in "${sweeps[@]}"; do
+            op=$(basename "$sweep" _float32.yaml)
+            OUT=$work RUN_LIMIT=$limit cmd_run "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
+                --backend dml-direct --jobs "$(nproc)" || true
+        done
+        OUT=$work RUN_LIMIT=$cases cmd_run bench-cases-dml-wine -- cases --backend dml-wine --feature-level 6_4 || true
+    } 2>&1 | tee "$work/bench.log"
+    cp "$G"/logs/smi-bench-*.log "$work/" 2>/dev/null || true
+    "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "$out"
 }
 
 cmd_windows_setup() {
@@ -499,5 +539,5 @@ case $verb in
     bench) cmd_bench "$@" ;;
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
 esac
