@@ -7,9 +7,12 @@
 
 The frames (conformance.worker.protocol), the connection, the hello and the serve loop
 (conformance.worker.server.connect_and_serve) are the dml-wine worker's own; only the engine
-differs (conformance.dmldirect.service.Engine instead of ONNX Runtime sessions). Run by path: the embeddable Python's ._pth keeps the script's folder off
-sys.path, so the repository root (two folders up) is put there first. Under Wine, stdout is a
-pseudo-terminal nobody reads: replies go over the socket, diagnostics to --log.
+differs (conformance.dmldirect.service.Engine instead of ONNX Runtime sessions). Run by path: the
+embeddable Python's ._pth keeps the script's folder off sys.path, so the folder that holds the
+package (two folders up) is put there first: under Wine, a private copy of the package
+(conformance/backends/dml_direct.py, WineLauncher), never site-packages, whose Linux numpy would
+hide the Windows one. Under Wine, stdout is a pseudo-terminal nobody reads: replies go over the
+socket, diagnostics to --log.
 """
 import argparse
 import json
@@ -17,7 +20,7 @@ import os
 import sys
 import traceback
 
-sys.dont_write_bytecode = True  # the repository is shared with the Linux side: no Windows .pyc there
+sys.dont_write_bytecode = True  # no Windows .pyc where it runs from (a checkout may be shared with Linux)
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
