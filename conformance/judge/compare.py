@@ -197,7 +197,8 @@ def _interval_summary(group: _Differing, verdicts) -> dict:
              "actual": jsonable(flat_a[where[k]]), "lo": jsonable(verdicts.lo[k]),
              "hi": jsonable(verdicts.hi[k]), "ratio": jsonable(verdicts.ratio[k]),
              "rule": RULES[verdicts.semantic[k]] or "outside",
-             "ulp": "nan" if np.isnan(flat_a[where[k]]) != np.isnan(flat_e[where[k]]) else int(d)}
+             "ulp": "nan" if np.isnan(flat_a[where[k]]) != np.isnan(flat_e[where[k]]) else int(d),
+             "bits": bit_patterns(flat_x, flat_e, flat_a, where[k])}
             for k, d in zip(order, distance)]
     return summary
 
@@ -255,7 +256,21 @@ def _element(position, x, expected, actual, distance, nan_mismatch, shape):
     return {"index": [int(i) for i in np.unravel_index(position, shape)] if shape else [],
             "input": operands.element(x, position, jsonable), "expected": jsonable(expected[position]),
             "actual": jsonable(actual[position]),
-            "ulp": "nan" if nan_mismatch[position] else int(distance[position])}
+            "ulp": "nan" if nan_mismatch[position] else int(distance[position]),
+            "bits": bit_patterns(x, expected, actual, position)}
+
+
+def hex_bits(value) -> str:
+    """A scalar's bits in its own type, as hex: float32 NaN '0x7fc00000', float16 -0.0 '0x8000', int8 -1 '0xff'."""
+    value = np.asarray(value)
+    return f"0x{int(value.reshape(1).view(f'u{value.dtype.itemsize}')[0]):0{2 * value.dtype.itemsize}x}"
+
+
+def bit_patterns(x, expected, actual, position) -> dict:
+    """{"input", "expected", "actual"}: hex_bits of one element of flat arrays (several inputs: a list),
+    so a report shows a NaN's payload, a signed zero or a flushed denormal that the decimals hide."""
+    return {"input": operands.element(x, position, hex_bits), "expected": hex_bits(expected[position]),
+            "actual": hex_bits(actual[position])}
 
 
 def jsonable(value):

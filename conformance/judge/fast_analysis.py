@@ -11,7 +11,8 @@ described in Python. The result is compare.compare's Comparison, field for field
 """
 import numpy as np
 
-from conformance.judge.compare import WORST_SHOWN, Comparison, jsonable, empty_interval_summary, histogram_bins
+from conformance.judge.compare import (WORST_SHOWN, Comparison, bit_patterns, empty_interval_summary, histogram_bins,
+                                       jsonable)
 from conformance.judge.d3d import RULES
 from conformance.judge.ulp import ulp_distance
 
@@ -71,7 +72,8 @@ def _element(position, x, expected, actual, key):
     """compare._element's dict of a kept element (key: its ULP sort key)."""
     position = int(position)
     return {"index": [position], "input": jsonable(x[position]), "expected": jsonable(expected[position]),
-            "actual": jsonable(actual[position]), "ulp": "nan" if key == _INT64_MAX else int(key)}
+            "actual": jsonable(actual[position]), "ulp": "nan" if key == _INT64_MAX else int(key),
+            "bits": bit_patterns(x, expected, actual, position)}
 
 
 def _interval_element(position, x, expected, actual, lo, hi, ratio, semantic):
@@ -80,4 +82,4 @@ def _interval_element(position, x, expected, actual, lo, hi, ratio, semantic):
     ulp = "nan" if np.isnan(a[0]) != np.isnan(e[0]) else int(ulp_distance(e, a)[0])
     return {"index": [position], "input": jsonable(x[position]), "expected": jsonable(e[0]),
             "actual": jsonable(a[0]), "lo": jsonable(lo), "hi": jsonable(hi), "ratio": jsonable(ratio),
-            "rule": RULES[semantic] or "outside", "ulp": ulp}
+            "rule": RULES[semantic] or "outside", "ulp": ulp, "bits": bit_patterns(x, expected, actual, position)}
