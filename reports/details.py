@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from conformance import featurelevels
+from conformance import featurelevels, statuses
 from conformance.caseset.caseload import checkout_path, source_file
 from conformance.caseset.selection import compile_expression
 from conformance.judge.compare import bin_index, bin_range, histogram_bins
+from conformance.judge.verdicts import deciding_model
+from reports.matrix import dtype_key
 
 KEYWORDS = {"and", "or", "not"}
 HIDDEN = {"case_files"}  # header keys for the rerun commands, not for a person to read
@@ -254,3 +256,56 @@ def _layout(bars, note, tolerance) -> Histogram:
         bar.width = bar_width
     width = left * 2 + step * len(bars)
     return Histogram(bars, max(width, 200), top + plot_height + 34, top + plot_height, note, tolerance)
+
+
+# ---- failing cases, grouped ------------------------------------------------------------------
+
+@dataclass
+class FailureGroup:
+    """The failing cases of one operator, data type and status: one story, told by its first case."""
+    op: str
+    dtype: str
+    status: str
+    records: list
+
+    @property
+    def first(self) -> dict:
+        return self.records[0]
+
+
+def failure_groups(records) -> list:
+    """[FailureGroup] of the failing cases, the most severe status first (those of one severity in
+    turn), then by operator and data type."""
+    grouped = {}
+    for record in records:
+        if record["status"] in statuses.FAILING:
+            grouped.setdefault((record["op"], record["dtype"], record["status"]), []).append(record)
+    order = sorted(grouped, key=lambda k: (statuses.rank(k[2]), k[0], dtype_key(k[1])))
+    # Statuses as bad as each other take turns, so a short list shows each kind of failure.
+    turn = {}
+    for key in order:
+        turn[key] = sum(1 for seen in turn if seen[2] == key[2])
+    order.sort(key=lambda k: (-statuses.severity(k[2]), turn[k], statuses.rank(k[2])))
+    return [FailureGroup(op, dtype, status, grouped[(op, dtype, status)]) for op, dtype, status in order]
+
+
+def deciding_worst(record) -> list:
+    """The worst elements by the model that decided the case: those outside the Direct3D rules
+    (d3d), else those beyond the ULP tolerance."""
+    d3d = (record.get("d3d") or {}).get("worst")
+    return d3d if deciding_model(record) == "d3d" and d3d else record.get("worst") or []
+
+
+def element_values(item: dict) -> list:
+    """[(name, decimal text, bits text)] of a worst element's input, expected and actual; bits are
+    '' in results written before they were recorded."""
+    bits = item.get("bits") or {}
+    values = []
+    for name in ("input", "expected", "actual"):
+        value, pattern = item.get(name), bits.get(name, "")
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        if isinstance(pattern, list):
+            pattern = ", ".join(pattern)
+        values.append((name, str(value), pattern))
+    return values

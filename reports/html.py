@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from conformance import __version__, statuses
-from conformance.judge.verdicts import d3d_text, disagreements, judgement, other_verdict, ulp_text
+from conformance.judge.verdicts import CONFORMS_UP_TO, TERMS, d3d_text, disagreements, judgement, other_verdict, ulp_text
 from reports import details, matrix
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -24,7 +24,8 @@ DETAILS_LIMIT = 1000  # failing cases drawn in full; the all-cases table lists e
 def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(label=statuses.label, short=statuses.short, css_class=matrix.css_class)
+    env.globals.update(label=statuses.label, short=statuses.short, css_class=matrix.css_class,
+                       element_values=details.element_values)
     return env
 
 
@@ -55,9 +56,10 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
     ids = details.known_ids(records, header)
     shown = failing[:DETAILS_LIMIT]
     anchors = {r["id"]: details.anchor(r["id"]) for r in shown}
-    first_failure = {}
+    first_failure = {}  # (op, dtype, level) and (op, dtype): the anchor of its first failing case
     for record in shown:
         first_failure.setdefault((record["op"], record["dtype"], record["feature_level"]), anchors[record["id"]])
+        first_failure.setdefault((record["op"], record["dtype"]), anchors[record["id"]])
     by_op = {}
     for record in shown:
         by_op.setdefault(record["op"], []).append({
@@ -76,7 +78,8 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
                  dtypes=[d for d, _ in table.dtypes], failing=failing, failing_by_op=sorted(by_op.items()),
                  anchors=anchors, first_failure=first_failure, details_limit=DETAILS_LIMIT,
                  disagreeing=[(r, judgement(r)) for r in disagreements(records)[:DETAILS_LIMIT]],
-                 disagreeing_count=len(disagreements(records)), other=other_verdict)
+                 disagreeing_count=len(disagreements(records)), other=other_verdict, terms=TERMS,
+                 conforms_meaning=TERMS[CONFORMS_UP_TO])
 
 
 def render_diff(result) -> str:

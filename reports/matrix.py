@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from conformance import featurelevels, statuses
-from conformance.judge.verdicts import highest_conforming_level
+from conformance.judge.verdicts import CONFORMS_UP_TO, highest_conforming_level
 
 DTYPE_ORDER = ("float32", "float16", "float64", "int64", "int32", "int16", "int8",
                "uint64", "uint32", "uint16", "uint8", "bool")
@@ -18,7 +18,7 @@ def operator_columns(rows, extra=()) -> list:
     a column per status, the level it conforms up to, then extra; a status column only where a row
     counts that status (pass and fail always)."""
     columns = [("operator", "operator"), ("cases", "cases"), *((s.name, s.label) for s in statuses.STATUSES),
-               ("conforms_up_to", "conforms up to FL"), *extra]
+               ("conforms_up_to", CONFORMS_UP_TO), *extra]
     always = ("operator", "cases", "conforms_up_to", statuses.PASS, statuses.FAIL)
     return [(key, title) for key, title in columns if key in always or any(row[key] for row in rows)]
 
@@ -126,6 +126,33 @@ class Row:
     @property
     def failing(self) -> int:
         return sum(n for s, n in self.counts.items() if s in statuses.FAILING)
+
+    @property
+    def by_dtype(self) -> dict:
+        """{dtype: Cell of every feature level}, for the at-a-glance matrix."""
+        merged = defaultdict(Cell)
+        for (dtype, _), cell in sorted(self.cells.items(), key=lambda item: level_key(item[0][1])):
+            merged[dtype].records.extend(cell.records)
+        return dict(merged)
+
+    @property
+    def conforming_types(self) -> list:
+        """The data types with a passing case at or below the level the operator conforms up to."""
+        if not self.conforms_up_to:
+            return []
+        top = level_key(self.conforms_up_to)
+        return sorted({dtype for (dtype, level), cell in self.cells.items()
+                       if level_key(level) <= top and cell.passed}, key=dtype_key)
+
+    @property
+    def first_failing(self) -> tuple | None:
+        """(level, [(dtype, status)]): the lowest feature level with failing cases and its failing cells."""
+        failing = [(level, dtype, cell.status) for (dtype, level), cell in self.cells.items()
+                   if cell.status in statuses.FAILING]
+        if not failing:
+            return None
+        lowest = min((level for level, _, _ in failing), key=level_key)
+        return lowest, sorted(((d, s) for level, d, s in failing if level == lowest), key=lambda c: dtype_key(c[0]))
 
 
 @dataclass

@@ -1,11 +1,16 @@
 """Screenshot an HTML report in headless chromium (Debian's chromium and chromium-driver, selenium).
 
-    python scripts/report_screenshot.py REPORT.html docs/report-screenshot.png [--open-first-failure]
+    python scripts/report_screenshot.py REPORT.html PNG [--open ID] [--at ID] [--scroll-right ID:PX]
+        [--open-first-failure] [--width W] [--height H]
 
-docs/report-screenshot.png is made this way from the default cases on the cpu backend:
+The pictures in docs/ are made this way from the default cases on the cpu backend, at a laptop's width:
     conformance run --backend cpu --quiet --results /tmp/cpu.jsonl --html /tmp/cpu.html
-    python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --open-first-failure \
-        --width 1700 --height 2200
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-screenshot.png --height 1400
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-matrix-1400.png --at matrix --height 1400
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-by-level-1400.png --open by-level \
+        --at by-level --scroll-right matrix-table:2400 --height 1000
+    python scripts/report_screenshot.py /tmp/cpu.html docs/report-drill-down-1400.png --open-first-failure \
+        --at failing --height 1400
 """
 import argparse
 import os
@@ -52,6 +57,10 @@ def main(argv=None) -> int:
     parser.add_argument("png")
     parser.add_argument("--open-first-failure", action="store_true",
                         help="open the first failing case's drill-down")
+    parser.add_argument("--open", action="append", default=[], metavar="ID", help="open this <details>")
+    parser.add_argument("--at", metavar="ID", help="scroll the page to this element")
+    parser.add_argument("--scroll-right", metavar="ID:PX",
+                        help="scroll the box around this element sideways by PX pixels")
     parser.add_argument("--width", type=int, default=1400)
     parser.add_argument("--height", type=int, default=2200)
     args = parser.parse_args(argv)
@@ -61,6 +70,14 @@ def main(argv=None) -> int:
             browser.get(Path(args.report).resolve().as_uri())
             if args.open_first_failure:
                 browser.execute_script("var d = document.querySelector('details.case'); if (d) { d.open = true; }")
+            for name in args.open:
+                browser.execute_script("document.getElementById(arguments[0]).open = true;", name)
+            if args.at:
+                browser.execute_script("document.getElementById(arguments[0]).scrollIntoView();", args.at)
+            if args.scroll_right:
+                name, pixels = args.scroll_right.rsplit(":", 1)
+                browser.execute_script("document.getElementById(arguments[0]).parentElement.scrollLeft = arguments[1];",
+                                       name, int(pixels))
             Path(args.png).parent.mkdir(parents=True, exist_ok=True)
             browser.save_screenshot(str(args.png))
         finally:

@@ -70,6 +70,16 @@ def shown_attributes(driver, selector: str, attribute: str) -> list:
         ".filter(e => e.checkVisibility()).map(e => e.getAttribute(arguments[1]))", selector, attribute)
 
 
+def read_matrix(driver, table_id: str) -> list:
+    """[(operator, conforms-up-to text, [cell text])] of a matrix as rendered (innerText, what a person
+    reads), in one script call."""
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#' + arguments[0] + ' tbody tr')).map(r => "
+        "[r.querySelector('td.op').innerText, r.querySelector('td.level').innerText, "
+        "Array.from(r.querySelectorAll('td.cell')).map(c => c.innerText)])", table_id)
+    return [(op.replace("\n", ""), level.strip(), cells) for op, level, cells in rows]
+
+
 def no_alert(driver):
     from selenium.common.exceptions import NoAlertPresentException
     try:
@@ -85,16 +95,28 @@ def test_a_person_sees_the_matrix_the_drill_down_and_the_histogram(browser, cpu_
     browser.get((cpu_report / "cpu.html").as_uri())
     assert browser.title.startswith("DirectML conformance: cpu on ")
     assert browser.find_element(By.ID, "verdict").text.startswith("not conformant:")
-    # the matrix: one row per operator, each cell's label and count as the results say
-    table = browser.find_element(By.ID, "matrix-table")
-    assert table.is_displayed()
     built = matrix.build(records)
-    # each row's operator and cells as rendered (innerText, what a person reads), in one script call
-    rows = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#matrix-table tbody tr')).map(r => "
-        "[r.querySelector('td.op').innerText, Array.from(r.querySelectorAll('td.cell')).map(c => c.innerText)])")
-    assert [op.replace("\n", "") for op, _ in rows] == [row.op for row in built.rows]
-    for (_, texts), row in zip(rows, built.rows):
+    dtypes = [d for d, _ in built.dtypes]
+    # at a glance: one row per operator, the level it conforms up to, a cell per data type (every level)
+    glance = browser.find_element(By.ID, "glance-table")
+    assert glance.is_displayed() and glance.size["width"] <= 1600
+    rows = read_matrix(browser, "glance-table")
+    assert [op for op, _, _ in rows] == [row.op for row in built.rows]
+    for (_, level, texts), row in zip(rows, built.rows):
+        assert level.split("\n")[0] == (f"FL {row.conforms_up_to}" if row.conforms_up_to else "none")
+        assert len(texts) == len(dtypes), (row.op, texts)
+        for text, dtype in zip(texts, dtypes):
+            cell = row.by_dtype.get(dtype)
+            expected = ["–"] if cell is None else [statuses.short(cell.status), f"{cell.shown}/{cell.total}"]
+            assert text.strip().split("\n")[:2] == expected, (row.op, dtype, text)
+    # by feature level: closed until asked for, then a cell per data type and level
+    by_level = browser.find_element(By.ID, "matrix-table")
+    assert not by_level.is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "details#by-level > summary").click()
+    assert by_level.is_displayed()
+    rows = read_matrix(browser, "matrix-table")
+    assert [op for op, _, _ in rows] == [row.op for row in built.rows]
+    for (_, _, texts), row in zip(rows, built.rows):
         assert len(texts) == len(built.columns), (row.op, texts)
         for text, column in zip(texts, built.columns):
             cell = row.cells.get(column)
@@ -147,17 +169,25 @@ def test_the_filters_work_with_javascript(browser, cpu_report):
     Select(form.find_element(By.NAME, "op")).select_by_visible_text("ACTIVATION_CELU")
     celu = [r for r in records if r["op"] == "ACTIVATION_CELU"]
     assert shown.text == f"showing {len(celu)} of {len(records)} cases"
-    assert shown_attributes(browser, "#matrix-table tbody tr", "data-op-row") == ["ACTIVATION_CELU"]
+    assert shown_attributes(browser, "#glance-table tbody tr", "data-op-row") == ["ACTIVATION_CELU"]
     form.find_element(By.CSS_SELECTOR, "input[name=status][value=pass]").click()
     left = [r for r in celu if r["status"] != "pass"]
     assert shown.text == f"showing {len(left)} of {len(records)} cases"
     assert sorted(shown_attributes(browser, "table.cases tbody tr", "data-case")) == sorted(r["id"] for r in left)
     Select(form.find_element(By.NAME, "dtype")).select_by_visible_text("float16")
-    assert set(shown_attributes(browser, "#matrix-table th[data-col-dtype]", "data-col-dtype")) == {"float16"}
+    assert set(shown_attributes(browser, "#glance-table th[data-col-dtype]", "data-col-dtype")) == {"float16"}
     form.find_element(By.CSS_SELECTOR, "button[data-reset]").click()
     assert shown.text == f"showing {len(records)} of {len(records)} cases"
+    # by status: only fail ticked, the matrix keeps the operators with a failing case
+    for box in form.find_elements(By.CSS_SELECTOR, "input[name=status]"):
+        if box.get_attribute("value") != "fail":
+            box.click()
+    failing_ops = sorted({r["op"] for r in records if r["status"] == "fail"})
+    assert shown_attributes(browser, "#glance-table tbody tr", "data-op-row") == failing_ops
+    form.find_element(By.CSS_SELECTOR, "button[data-reset]").click()
+    assert len(shown_attributes(browser, "#glance-table tbody tr", "data-op-row")) == len({r["op"] for r in records})
     # a failing matrix cell links to its first failing case, which opens
-    link = browser.find_element(By.CSS_SELECTOR, "#matrix-table td.st-fail a")
+    link = browser.find_element(By.CSS_SELECTOR, "#glance-table td.st-fail a")
     target = link.get_attribute("href").split("#", 1)[1]
     link.click()
     opened = browser.find_element(By.ID, target)
@@ -190,6 +220,8 @@ def test_the_report_reads_without_javascript(shots, cpu_report, tmp_path):
     try:
         driver.get((cpu_report / "cpu.html").as_uri())
         assert not driver.find_element(By.ID, "filters").is_displayed()  # controls that could not work
+        assert driver.find_element(By.ID, "glance-table").is_displayed()
+        driver.find_element(By.CSS_SELECTOR, "details#by-level > summary").click()
         assert driver.find_element(By.ID, "matrix-table").is_displayed()
         case = driver.find_elements(By.CSS_SELECTOR, "details.case")[0]
         case.find_element(By.TAG_NAME, "summary").click()  # <details> opens without a script
@@ -212,3 +244,31 @@ def test_without_chromium_the_browser_test_fails_under_ci_and_is_skipped_elsewhe
     assert "chromium or chromium-driver is not installed" in done.stdout
     if outcome == "error":
         assert "CI must run the browser test" in done.stdout
+
+
+def test_the_operator_column_stays_in_view_at_a_laptops_width(shots, cpu_report, tmp_path):
+    """At 1,400 px the at-a-glance matrix fits the window, and the by-level matrix (far wider)
+    scrolls sideways under an operator column that stays put."""
+    from selenium.webdriver.common.by import By
+    os.environ.setdefault("SE_OFFLINE", "true")
+    driver = shots.start_chromium(tmp_path / "profile", 1400, 1000)
+    try:
+        driver.get((cpu_report / "cpu.html").as_uri())
+        page = driver.execute_script("return document.documentElement.clientWidth")
+        glance = driver.find_element(By.ID, "glance-table")
+        assert glance.rect["x"] + glance.rect["width"] <= page, (glance.rect, page)
+        driver.find_element(By.CSS_SELECTOR, "details#by-level > summary").click()
+        table = driver.find_element(By.ID, "matrix-table")
+        box = driver.execute_script("return arguments[0].parentElement.getBoundingClientRect().toJSON()", table)
+        assert table.rect["width"] > 2 * box["width"]  # far wider than the window
+        op, cell = (table.find_element(By.CSS_SELECTOR, selector) for selector in ("tbody td.op", "tbody td.cell"))
+        before = (op.rect["x"], cell.rect["x"])
+        driver.execute_script("arguments[0].parentElement.scrollLeft = 1500", table)
+        assert cell.rect["x"] < before[1] - 1000  # the cells moved
+        assert abs(op.rect["x"] - before[0]) < 1 and op.is_displayed()  # the operator did not
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", op)
+        assert driver.execute_script("var r = arguments[0].getBoundingClientRect(); return "
+                                     "document.elementFromPoint(r.left + 5, r.top + 5) === arguments[0] || "
+                                     "arguments[0].contains(document.elementFromPoint(r.left + 5, r.top + 5))", op)  # on top
+    finally:
+        driver.quit()

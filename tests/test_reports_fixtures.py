@@ -14,9 +14,9 @@ HOSTILE_MESSAGE = ("Mismatched elements: 1 / 4 <img src=x onerror=\"window.__pwn
 HOSTILE_DEVICE = "<b>GPU</b> | \"quoted\" & <script>window.__pwned=1</script>"
 
 
-def conformance(*args, cwd=None):
+def conformance(*args, cwd=None, env=None):
     return subprocess.run([sys.executable, "-m", "conformance", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd)
+                          text=True, cwd=cwd, env=env)
 
 
 def record(case_id, status, dtype="float32", level="3_0", rank=1, op=None, max_ulp=None, **extra):

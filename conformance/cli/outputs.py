@@ -64,7 +64,9 @@ def write(path, text: str):
 def write_reports(header: dict, records: list, footer: dict | None, html=None, markdown=None, junit=None):
     """A run's reports: each one whose path is given."""
     from reports import html as html_report, junit as junit_report, markdown as markdown_report
-    for path, render in ((html, html_report.render_report), (markdown, markdown_report.report),
-                         (junit, junit_report.render)):
+    for path, render in ((html, html_report.render_report), (junit, junit_report.render)):
         if path:
             write(path, render(header, records, footer))
+    if markdown:  # one that fits a pull request comment, the whole one beside it
+        for path, text in markdown_report.files(markdown, header, records, footer):
+            write(path, text)

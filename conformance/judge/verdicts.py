@@ -3,6 +3,22 @@ from collections import Counter, defaultdict
 
 from conformance import featurelevels, specs, statuses
 
+OFF_EXACT = "off an exact value"
+MODELS_DIFFER = "other model differs"
+CONFORMS_UP_TO = "conforms up to FL"
+# What the reports' shorthand means, said once for every report's legend.
+TERMS = {
+    CONFORMS_UP_TO: "the highest feature level at which every case the level requires passed (and at least one "
+                    "ran); unsupported-but-not-required and not-reachable cases do not count against it; none: "
+                    "not even the lowest level",
+    MODELS_DIFFER: "cases whose two tolerance models give different verdicts: d3d (what the Direct3D precision "
+                   "rules allow the operator's formula) and ulp (WebNN's ULP tolerance against the exactly "
+                   "rounded value); the status is the deciding model's",
+    OFF_EXACT: "an element missed a value the Direct3D rules require exactly (an interval of one value: an "
+               "integer result, a clamp's bound, a special value such as f(NaN) = NaN, or a NaN or infinity "
+               "where a number is due), so how far off it is has no measure in half-widths",
+}
+
 
 def by_operator(records) -> dict:
     grouped = defaultdict(list)
@@ -63,7 +79,7 @@ def d3d_text(record) -> str:
     if ratio is None or not figures.get("failed"):
         ratio = ""
     elif isinstance(ratio, str):  # 'inf': off an exact (zero-width) interval
-        ratio = ", off an exact value"
+        ratio = f", {OFF_EXACT}"
     else:
         ratio = f", worst {ratio:.3g}x its interval's half-width from the middle"
     lowering = f", {figures['lowering_defined']} lowering-defined" if figures.get("lowering_defined") else ""

@@ -20,8 +20,13 @@
       el.hidden = !ok;
       if (el.tagName === "TR" && el.closest("table.cases")) { total += 1; if (ok) { shown += 1; } }
     });
-    document.querySelectorAll("[data-op-row]").forEach(function (el) {
-      el.hidden = Boolean(op) && el.dataset.opRow !== op;
+    document.querySelectorAll("[data-op-row]").forEach(function (row) {
+      // an operator none of whose cells holds a wanted status leaves the matrix
+      var cells = row.querySelectorAll("td[data-statuses]");
+      var any = !cells.length || Array.prototype.some.call(cells, function (td) {
+        return td.dataset.statuses.split(" ").some(function (s) { return wanted[s] !== false; });
+      });
+      row.hidden = (Boolean(op) && row.dataset.opRow !== op) || !any;
     });
     document.querySelectorAll("[data-col-dtype]").forEach(function (el) {
       el.hidden = Boolean(dtype) && el.dataset.colDtype !== dtype;
