@@ -73,7 +73,9 @@ def main(argv=None) -> int:
             for name in args.open:
                 browser.execute_script("document.getElementById(arguments[0]).open = true;", name)
             if args.at:
-                browser.execute_script("document.getElementById(arguments[0]).scrollIntoView();", args.at)
+                browser.execute_script("document.getElementById(arguments[0]).scrollIntoView(); "
+                                       "window.scrollBy(0, -document.getElementById('filters').offsetHeight - 8);",
+                                       args.at)  # below the filters, which stay at the top
             if args.scroll_right:
                 name, pixels = args.scroll_right.rsplit(":", 1)
                 browser.execute_script("document.getElementById(arguments[0]).parentElement.scrollLeft = arguments[1];",
