@@ -496,7 +496,7 @@ cmd_bench() {
                 --backend dml-direct --jobs "$(nproc)" || true
         done
         OUT=$work RUN_LIMIT=$cases cmd_run bench-cases-dml-wine -- cases --backend dml-wine --feature-level 6_4 || true
-    } 2>&1 | tee "$work/bench.log"
+    } 2>&1 | tee "$work/bench.log" || say "bench: a run did not start (bench.log says why); packing what there is"
     cp "$G"/logs/smi-bench-*.log "$work/" 2>/dev/null || true
     "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "$out"
 }
