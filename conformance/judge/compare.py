@@ -84,7 +84,7 @@ def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, re
         bad = distance > tolerance
         flushed = np.zeros_like(bad)
         if flush_allowed and zero_results is not None and bad.any():  # float inputs, integer output (comparisons)
-            flushed = bad & _explained_by_flushing(flat_x, flat_e, flat_a, tolerance, zero_results)
+            flushed = _flushed_among(bad, flat_x, flat_e, flat_a, tolerance, zero_results)
             bad &= ~flushed
         return _summarise(flat_x, flat_e, flat_a, np.where(flushed, 0, distance), bad, np.zeros_like(bad),
                           int(flushed.sum()), expected.shape, None,
@@ -96,7 +96,7 @@ def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, re
     bad = (distance > tolerance) | nan_mismatch
     flushed = np.zeros_like(bad)
     if flush_allowed and bad.any():
-        flushed = bad & _explained_by_flushing(flat_x, flat_e, flat_a, tolerance, zero_results)
+        flushed = _flushed_among(bad, flat_x, flat_e, flat_a, tolerance, zero_results)
         bad &= ~flushed
         nan_mismatch &= ~flushed
     fractional = None
@@ -215,24 +215,36 @@ def _with_bounds(worst: list, group: _Differing, verdicts):
                                   else (None, None))
 
 
+def _flushed_among(bad, x, expected, actual, tolerance, zero_results):
+    """The elements of bad that flushing explains; the others are not looked at (the explanation is
+    element by element: a block where most elements are off pays for those only)."""
+    where = np.flatnonzero(bad)
+    flushed = np.zeros_like(bad)
+    flushed[where] = _explained_by_flushing(operands.take(x, where), expected[where], actual[where], tolerance,
+                                            zero_results)
+    return flushed
+
+
 def _explained_by_flushing(x, expected, actual, tolerance, zero_results):
-    """Direct3D may flush subnormals to sign-preserved zero, on input and on output."""
+    """Direct3D may flush subnormals to sign-preserved zero, on input and on output. The oracle on
+    flushed inputs is asked only for the elements with a subnormal input."""
     output_flush = (operands.is_subnormal(expected) & (actual == 0) if expected.dtype.kind == "f"
                     else np.zeros(expected.shape, dtype=bool))
     input_flush = np.zeros(expected.shape, dtype=bool)
     if zero_results is not None:
-        subnormal_in = operands.subnormal(x)
-        if subnormal_in.any():
-            if callable(zero_results):  # several inputs: the oracle on the flushed inputs
-                zero_results = zero_results(x)
-            for f_zero in zero_results:
-                f_zero = np.asarray(f_zero, dtype=expected.dtype)
-                candidate = np.broadcast_to(f_zero, expected.shape)
-                same_nan = np.isnan(candidate) & np.isnan(actual)
-                close = ulp_distance(candidate, actual) <= tolerance
+        inside = np.flatnonzero(operands.subnormal(x))
+        if inside.size:
+            found = zero_results(operands.take(x, inside)) if callable(zero_results) else zero_results
+            got = actual[inside]
+            hit = np.zeros(inside.size, dtype=bool)
+            for f_zero in found:  # several inputs: the oracle on each set of them flushed
+                candidate = np.broadcast_to(np.asarray(f_zero, dtype=expected.dtype), got.shape)
+                same_nan = np.isnan(candidate) & np.isnan(got)
+                close = ulp_distance(candidate, got) <= tolerance
                 if expected.dtype.kind == "f":
-                    close |= operands.is_subnormal(candidate) & (actual == 0)
-                input_flush |= subnormal_in & (same_nan | (close & ~np.isnan(candidate) & ~np.isnan(actual)))
+                    close |= operands.is_subnormal(candidate) & (got == 0)
+                hit |= same_nan | (close & ~np.isnan(candidate) & ~np.isnan(got))
+            input_flush[inside] = hit
     return output_flush | input_flush
 
 

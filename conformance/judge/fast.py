@@ -54,6 +54,7 @@ KERNEL_RUN_MIN = 1 << 23
 F16_TABLE_MIN = 1 << 18
 TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
 _FLOATS = ("float32", "float16")
+BAD_BLOCK = 1 << 16  # elements off the exact value that compare.compare takes at a time
 
 
 def elementwise(case) -> bool:
@@ -572,6 +573,9 @@ class Verifier:
         function = self._reference_function(case)
         output = np.dtype(oracle.output_dtype(case.op, case.dtype, **case.params))
         float_reference = np.dtype(case.dtype).kind == "f"
+        if (output.name in _FLOATS and float_reference and actual.dtype == output
+                and self._use_kernel(stop - start)):
+            return self._several_by_kernel(case, xs, actual, offset, start, stop, function, output)
         parts = []
         with np.errstate(all="ignore"):
             for begin in range(start, stop, self.chunk):
@@ -587,6 +591,19 @@ class Verifier:
                                    reference if float_reference else None, interval_judge(case))
                 parts.append(("full", offset + begin, part))
         return parts
+
+    def _several_by_kernel(self, case, xs, actual, offset, start, stop, function, output) -> list:
+        """_several_span's float outputs in the compiled loop, as _span's one input: elements with the
+        oracle's bits are only counted; the others get the full analysis (flushing, NaN, intervals,
+        worst elements) once, at the end."""
+        span = _Span(output, fast_kernels.load(), self.chunk)
+        with np.errstate(all="ignore"), compiling.verifying(case):
+            for begin in range(start, stop, self.chunk):
+                end = min(begin + self.chunk, stop)
+                block = tuple(v[begin:end] for v in xs)
+                reference = function(block)
+                span.by_kernel(begin, block, actual[begin:end], oracle.round_to(reference, output), reference)
+            return span.parts(case, offset, self.zeros)
 
     @staticmethod
     def _merge(tally, parts):
@@ -651,13 +668,13 @@ class _Span:
         good elements into the totals, the bad ones (bad_values(where) -> their expected and
         reference values) kept for the full analysis."""
         bad, max_distance, fraction_bits = stats
-        self.totals[0] += xs.size - bad
+        self.totals[0] += actual_s.size - bad
         self.totals[1] = max(self.totals[1], max_distance)
         self.totals[2] = max(self.totals[2], fraction_bits)
         if bad:
             where = self.positions[:bad].copy()
             bad_expected, bad_reference = bad_values(where)
-            self.bad.append((where + begin, xs[where], bad_expected, actual_s[where], bad_reference))
+            self.bad.append((where + begin, operands.take(xs, where), bad_expected, actual_s[where], bad_reference))
 
     def by_table(self, begin, xs, actual_s, table):
         """float16 through the operator's table, in the compiled loop."""
@@ -703,12 +720,20 @@ class _Span:
         if self.bad:
             # The full analysis (flushing, NaN, worst elements), once, for the bad elements only:
             # in the compiled passes where they apply (fast_analysis), else compare.compare.
-            where, xs, expected, actual_s, reference = (np.concatenate(p) for p in zip(*self.bad))
+            where, xs, expected, actual_s, reference = (operands.join(p) if i == 1 else np.concatenate(p)
+                                                        for i, p in enumerate(zip(*self.bad)))
             judge, accepted_zeros = interval_judge(case), zeros(case)
-            full = fast_analysis.compare if self.kernel is not None and fast_analysis.applies(
-                judge, expected, accepted_zeros) else lambda _, *args: compare(*args)
-            parts.append(("full", offset, full(self.kernel, xs, expected, actual_s, case.tolerance,
-                                               case.flush_allowed, accepted_zeros, reference, judge), where))
+            if self.kernel is not None and not operands.several(xs) and fast_analysis.applies(
+                    judge, expected, accepted_zeros):
+                parts.append(("full", offset, fast_analysis.compare(
+                    self.kernel, xs, expected, actual_s, case.tolerance, case.flush_allowed, accepted_zeros,
+                    reference, judge), where))
+            else:  # numpy's passes, a block at a time: their arrays stay in the caches
+                for at in range(0, where.size, BAD_BLOCK):
+                    block = slice(at, at + BAD_BLOCK)
+                    parts.append(("full", offset, compare(operands.take(xs, block), expected[block], actual_s[block],
+                                                          case.tolerance, case.flush_allowed, accepted_zeros,
+                                                          reference[block], judge), where[block]))
         if self.totals[0]:
             parts.append(("fast", *self.totals, self.histogram))
         return parts
