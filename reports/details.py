@@ -1,5 +1,6 @@
 """What every report says about a run and a failing case: metadata, the rerun command, the histogram."""
 import argparse
+import functools
 import hashlib
 import json
 import re
@@ -92,8 +93,9 @@ def keyword_for(case_id: str, all_ids) -> str:
     expression = " and ".join(words) or case_id
     matcher = compile_expression(expression)
     lowered = case_id.lower()
-    for other in sorted(set(all_ids)):
-        if other == case_id or not matcher(other):
+    needed = max(words, key=len).lower() if words else ""  # in every id the words match
+    for other, other_lowered in _sorted_lowered(frozenset(all_ids)):
+        if other == case_id or needed not in other_lowered or not matcher(other):
             continue
         distinct = [w for w in re.findall(r"[^\s()]+", other)
                     if w.lower() not in KEYWORDS and w.lower() not in lowered]
@@ -102,14 +104,20 @@ def keyword_for(case_id: str, all_ids) -> str:
     return expression
 
 
-def known_ids(records, header: dict) -> set:
+@functools.lru_cache(maxsize=4)
+def _sorted_lowered(ids: frozenset) -> tuple:
+    """((id, id.lower()), ...) sorted: once per run's ids, not once per failing case."""
+    return tuple((i, i.lower()) for i in sorted(ids))
+
+
+def known_ids(records, header: dict) -> frozenset:
     """The ids a rerun's -k must tell apart: every case of the run, and every case its case files
     expanded to (a run made with -k saw only some of them), as the header's case_files has them."""
     files = header.get("case_files") or {}
     ids = {r["id"] for r in records}
     for source in {source_file(r.get("source") or "") for r in records}:
         ids.update(files.get(source, {}).get("ids", []))
-    return ids
+    return frozenset(ids)
 
 
 def rerun_command(record: dict, header: dict, all_ids=()) -> str:
