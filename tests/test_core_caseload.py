@@ -1,11 +1,13 @@
 """Malformed or hostile case files are refused before anything runs, naming file and line."""
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from conformance.caseset.caseload import CaseFileError, load_file, load_paths
 
+REPO = Path(__file__).resolve().parents[1]
 GOOD = """\
 operator: ACTIVATION_CELU
 groups:
@@ -173,3 +175,63 @@ def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path, value):
                     f"    params: {value}\n    inputs: [{{kind: uniform}}]\n")
     with pytest.raises(CaseFileError, match=r"deep.yaml:5: nested more than \d+ levels deep"):
         load_paths([str(path)])
+
+
+SWEEP = """\
+operator: ACTIVATION_CELU
+groups:
+  - dtypes: [float32]
+    shapes: [auto]
+    inputs:
+      - {kind: exhaustive_float32}
+      - {kind: exhaustive_float32, start: 0x3f800000, stop: 0x40000000}
+      - {kind: exhaustive_float32, step: 3, label: every-third}
+"""
+
+
+def test_max_elements_cuts_a_sweep_to_a_prime_stride_its_id_names(write_case_file):
+    path = write_case_file(SWEEP)
+    whole = load_file(path)
+    assert [c.elements for c in whole] == [1 << 32, 1 << 23, -(-(1 << 32) // 3)] and not any(c.cut for c in whole)
+    cut = load_file(path, max_elements=1 << 20)
+    assert [c.id.rsplit("/", 1)[1] for c in cut] == ["exhaustive_float32[0x00000000,0x100000000,step=4099]",
+                                                     "exhaustive_float32[0x3f800000,0x40000000,step=11]",
+                                                     "every-third[step=4101]"]
+    for case, stride in zip(cut, (4099, 11, 4101)):
+        assert case.generator["step"] == stride and case.elements <= 1 << 20 and case.shape == (case.elements,)
+        assert case.describe()["cut"] == case.cut and f"to 1 in {stride // (3 if stride == 4101 else 1)}" in case.cut
+    assert cut[0].cut == "exhaustive_float32: 4294967296 inputs cut by --max-elements 1048576 to 1 in 4099: " \
+                         "1047809 inputs"
+    assert cut[0].make_input().view("uint32")[-1] == 1047808 * 4099  # the first pattern, then every 4099th
+    assert load_file(path, max_elements=1 << 23)[1].cut == ""  # a sweep within the limit runs whole
+
+
+@pytest.mark.parametrize("limit", [1 << 14, 1 << 16, 1 << 20])
+def test_a_cut_float16_pairs_sweep_spreads_over_every_region_of_a_and_b(tmp_path, limit):
+    """A and B each in 16 ranges of bit patterns: the sample reaches all 256 combinations (a step of
+    65537, the least prime for 65536 pairs, gives A = B: 16 of them)."""
+    import numpy as np
+    path = tmp_path / "pairs.yaml"
+    path.write_text("operator: ELEMENT_WISE_ADD\ngroups:\n  - dtypes: [float16]\n    shapes: [auto]\n"
+                    "    inputs:\n      - {kind: exhaustive_float16_pairs}\n")
+    case, = load_file(path, max_elements=limit)
+    a, b = (x.reshape(-1).view(np.uint16) >> 12 for x in case.make_input())
+    assert 0.75 * limit <= case.elements <= limit and case.generator["step"] % 2 == 1
+    assert len(np.unique(a * 16 + b)) == 256
+
+
+def test_a_cut_sweep_is_said_and_runs_on_the_command_line(tmp_path):
+    sweep = "sweeps/activation_celu_float32.yaml"
+    listed = subprocess.run([sys.executable, "-m", "conformance", "run", sweep, "--backend", "cpu", "--quiet",
+                             "--max-elements", "65536", "--results", tmp_path / "r.jsonl"],
+                            capture_output=True, text=True, cwd=REPO)
+    case_id = "ACTIVATION_CELU/float32/rank1/Alpha=1/exhaustive_float32[0x00000000,0x100000000,step=65537]"
+    assert listed.stderr.splitlines()[0] == (f"{sweep}:9: {case_id}: exhaustive_float32: 4294967296 inputs cut by "
+                                             "--max-elements 65536 to 1 in 65537: 65536 inputs"), listed.stderr
+    from conformance.run.results import read_results
+    _, (record,), _ = read_results(tmp_path / "r.jsonl")
+    assert record["id"] == case_id and record["elements"] == 65536 and record["cut"]
+    refused = subprocess.run([sys.executable, "-m", "conformance", "list", sweep, "--max-elements", "0"],
+                             capture_output=True, text=True, cwd=REPO)
+    assert refused.returncode == 2 and refused.stderr == "error: --max-elements 0: expected a positive number of " \
+                                                         "elements\n"

@@ -260,3 +260,70 @@ def test_an_unwritable_output_is_a_usage_error_before_any_case_runs(pytester, ca
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"{option} {blocker / 'out'}: cannot write there: {blocker} is not a folder" in result.stderr.str()
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+UNBALANCED = """\
+operator: ELEMENT_WISE_CLIP
+groups:
+  - name: int16 specials (the CPU provider has no int16 Clip)
+    dtypes: [int16]
+    shapes: [[3, 4]]
+    inputs:
+      - {kind: specials}
+"""
+UNBALANCED_ID = "ELEMENT_WISE_CLIP/int16/rank2[3x4]/defaults/specials"  # a '[' but no ']' at its end
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "1"]])
+def test_a_failed_case_is_summarised_under_its_own_id_and_found_again_by_lf(pytester, xdist):
+    pytester.makefile(".yaml", **{"cases/unbalanced": UNBALANCED})
+    first = pytester.runpytest_subprocess("cases", "--conformance-backend", "cpu", "-rf", *xdist)
+    first.assert_outcomes(failed=1)
+    summary = [line for line in first.outlines if line.startswith("FAILED ")]
+    assert len(summary) == 1 and re.fullmatch(rf"FAILED cases/unbalanced\.yaml::{re.escape(UNBALANCED_ID)}( - .*)?",
+                                              summary[0]), summary
+    lastfailed = pytester.path / ".pytest_cache/v/cache/lastfailed"
+    assert json.loads(lastfailed.read_text()) == {f"cases/unbalanced.yaml::{UNBALANCED_ID}": True}
+    again = pytester.runpytest_subprocess("cases", "--conformance-backend", "cpu", "--lf", *xdist)
+    again.assert_outcomes(failed=1)
+    lower = pytester.runpytest_subprocess("cases", "--conformance-backend", "cpu", "--lf",
+                                          "--conformance-feature-level", "2_0", *xdist)  # not required: a skip
+    lower.assert_outcomes(skipped=1)
+    assert json.loads(lastfailed.read_text()) == {}  # passed or skipped: no longer a failure
+
+
+ADD_FILES = {name: f"operator: {name.upper()}\ngroups:\n  - dtypes: [float32]\n    shapes: [[3]]\n"
+                   "    inputs:\n      - {kind: uniform}\n" for name in ("element_wise_add", "element_wise_add1")}
+
+
+def test_conformance_op_takes_one_operator_where_k_takes_every_name_it_begins(pytester):
+    pytester.makefile(".yaml", **{f"cases/{name}": text for name, text in ADD_FILES.items()})
+    by_k = pytester.runpytest("cases", "--collect-only", "-q", "-p", "no:cacheprovider", "-k", "ELEMENT_WISE_ADD")
+    assert len([line for line in by_k.outlines if "::" in line]) == 2
+    by_op = pytester.runpytest("cases", "--collect-only", "-q", "-p", "no:cacheprovider",
+                               "--conformance-op", "ELEMENT_WISE_ADD")
+    assert [line for line in by_op.outlines if "::" in line] == [
+        "cases/element_wise_add.yaml::ELEMENT_WISE_ADD/float32/rank1[3]/defaults/uniform[-10,10]"]
+    unknown = pytester.runpytest("cases", "--conformance-op", "ELEMENT_WISE_ADDD")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    assert "conformance: --conformance-op unknown operator 'ELEMENT_WISE_ADDD'; did you mean ELEMENT_WISE_ADD, " \
+           "ELEMENT_WISE_ADD1" in unknown.stderr.str()
+
+
+def test_the_plugin_imports_nothing_heavy_until_a_case_file_is_collected(pytester):
+    """Registered in every pytest run of the environment, it must not cost a run that has no case file."""
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    pytester.makeconftest("""
+        import sys
+        def pytest_unconfigure(config):
+            heavy = ("numpy", "conformance.specs", "conformance.judge.d3d", "conformance.cli.command")
+            with open("loaded.txt", "w") as out:
+                out.write(" ".join(name for name in heavy if name in sys.modules))
+    """)
+    plain = pytester.runpytest_subprocess("test_one.py", "-p", "no:cacheprovider")
+    plain.assert_outcomes(passed=1)
+    assert (pytester.path / "loaded.txt").read_text() == ""
+    pytester.makefile(".yaml", **{"cases/clip": CLIP_FILE})
+    used = pytester.runpytest_subprocess("cases", "--collect-only", "-p", "no:cacheprovider")
+    assert used.ret == pytest.ExitCode.OK
+    assert "conformance.specs" in (pytester.path / "loaded.txt").read_text()

@@ -2,8 +2,10 @@
 
 Other packages (or later lanes of this one) add backends through the entry
 point group "dml_conformance.backends": a callable (name, options) -> Backend,
-with an optional attribute `available() -> (bool, reason)` that `auto` asks.
+with an optional attribute `available() -> (bool, reason)` that `auto` asks and an optional
+`starting`: what starting it does, said while the user waits (a Wine worker takes seconds).
 """
+import difflib
 import sys
 from importlib import metadata
 
@@ -47,6 +49,15 @@ def names() -> list:
     return list(BUILTIN) + sorted(plugins()) + ["ort:PROVIDER", "python:MODULE:FUNCTION", "auto"]
 
 
+def starting(name: str) -> str | None:
+    """What starting this backend does, in a few words, if its factory says (None: nothing to say)."""
+    entry = plugins().get(name)
+    try:
+        return getattr(entry.load(), "starting", None) if entry is not None else None
+    except Exception:  # a broken plugin is create()'s to report
+        return None
+
+
 def create(name: str, options: dict | None = None, announce=print) -> Backend:
     options = dict(options or {})
     if name == "auto":
@@ -63,7 +74,15 @@ def create(name: str, options: dict | None = None, announce=print) -> Backend:
     found = plugins()
     if name in found:
         return found[name].load()(name, options)
-    raise BackendUnavailable(f"unknown backend {name!r}; known: {', '.join(names())}")
+    raise BackendUnavailable(unknown(name))
+
+
+def unknown(name: str) -> str:
+    """One line for a backend name nobody registered: the closest known ones first."""
+    known = names()
+    close = difflib.get_close_matches(name, [n for n in known if ":" not in n], n=2)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return f"unknown backend {name!r}; {hint}known: {', '.join(known)}"
 
 
 def choose_auto():
@@ -89,4 +108,4 @@ def choose_auto():
     return "cpu", "; ".join(reasons) + " -- this run does NOT test DirectML"
 
 
-__all__ = ["create", "names", "choose_auto", "Backend", "BackendUnavailable", "Outcome"]
+__all__ = ["create", "names", "unknown", "starting", "choose_auto", "Backend", "BackendUnavailable", "Outcome"]

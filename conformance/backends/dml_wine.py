@@ -121,6 +121,7 @@ def _dml_wine_available():
 
 
 dml_wine.available = _dml_wine_available
+dml_wine.starting = "ONNX Runtime's DirectML worker under Wine (its own Xvfb, a prefix clone, DirectML.dll)"
 
 
 def _native(name, provider, options, config_for):

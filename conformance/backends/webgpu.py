@@ -231,3 +231,4 @@ def _available():
 
 
 webgpu.available = _available
+webgpu.starting = "the WebGPU worker (ONNX Runtime's WebGPU provider, Dawn over Vulkan)"

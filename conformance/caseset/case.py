@@ -45,6 +45,8 @@ class Case:
     # The output's strides in elements (dml-direct's DML_BUFFER_TENSOR_DESC; empty: packed). Other
     # routes have no strides: ONNX Runtime's output is packed, and the oracle is unaffected.
     output_strides: tuple = ()
+    # --max-elements cut this streamed sweep to a strided sample: how, in words ("" where it runs whole)
+    cut: str = ""
 
     @property
     def rank(self) -> int:
@@ -83,4 +85,5 @@ class Case:
                 "in_place": self.in_place, "seed": self.seed, "source": self.source,
                 **({"inputs": [i.describe() for i in self.inputs], "in_place_input": self.in_place_input}
                    if self.inputs else {}),
-                **({"output_strides": list(self.output_strides)} if self.output_strides else {})}
+                **({"output_strides": list(self.output_strides)} if self.output_strides else {}),
+                **({"cut": self.cut} if self.cut else {})}

@@ -5,6 +5,7 @@ aliases are refused (no billion laughs), duplicate keys are refused, and every
 message names the file and line.
 """
 import itertools
+import math
 import os
 import re
 import stat
@@ -26,10 +27,13 @@ MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 32  # levels of nesting in a case file (the schema needs about six)
 MAX_CASES_PER_FILE = 100_000
 DEFAULT_MAX_ELEMENTS = 1 << 24
-REPO_ROOT = Path(__file__).resolve().parents[2]
-# A wheel installs the shipped case files as conformance/cases; a checkout has them beside the package.
-_INSTALLED_CASES = Path(__file__).resolve().parents[1] / "cases"
-SHIPPED_CASES = _INSTALLED_CASES if _INSTALLED_CASES.is_dir() else REPO_ROOT / "cases"
+_PACKAGE = Path(__file__).resolve().parents[1]
+REPO_ROOT = _PACKAGE.parent
+# A wheel installs the shipped case files and sweeps as conformance/cases and conformance/sweeps
+# (pyproject.toml's package-dir); a checkout has them beside the package.
+INSTALLED = (_PACKAGE / "cases").is_dir()
+SHIPPED_CASES = (_PACKAGE if INSTALLED else REPO_ROOT) / "cases"
+SHIPPED_SWEEPS = (_PACKAGE if INSTALLED else REPO_ROOT) / "sweeps"
 
 
 class CaseFileError(Exception):
@@ -46,11 +50,13 @@ def source_file(source: str) -> str:
 def checkout_path(path) -> str | None:
     """A case file as a rerun from the checkout's root names it: relative where it lies in the
     checkout; none for the cases a pip-installed harness ships (conformance/cases, found without a
-    path), whichever system wrote the path; else as given."""
+    path), whichever system wrote the path; else, an installed harness's sweeps included, as given."""
     path = str(path)
     parts = PureWindowsPath(path).parts if "\\" in path else Path(path).parts
     if tuple(parts[-3:-1]) == ("conformance", "cases"):
         return None
+    if INSTALLED:  # no checkout: REPO_ROOT is site-packages, which no rerun starts from
+        return path
     try:
         return str(Path(path).resolve().relative_to(REPO_ROOT))
     except ValueError:
@@ -69,8 +75,10 @@ def discover(paths) -> list:
     return files
 
 
-def load_paths(paths=None, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tolerance=None,
-               forbid_flush=False) -> list:
+def load_paths(paths=None, global_seed=0, max_elements=None, tolerance=None, forbid_flush=False) -> list:
+    """Every case of the files. max_elements: None (not given) limits list shapes to
+    DEFAULT_MAX_ELEMENTS and runs streamed sweeps whole; N limits list shapes to N and cuts a streamed
+    sweep of more than N inputs to every k-th of them (cut_sweep)."""
     cases, problems, seen = [], [], {}
     for file in discover(paths):
         try:
@@ -86,8 +94,9 @@ def load_paths(paths=None, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tol
     return cases
 
 
-def load_file(path, global_seed=0, max_elements=DEFAULT_MAX_ELEMENTS, tolerance=None,
-              forbid_flush=False) -> list:
+def load_file(path, global_seed=0, max_elements=None, tolerance=None, forbid_flush=False) -> list:
+    if max_elements is not None and max_elements < 1:
+        raise BadInput(f"--max-elements {max_elements}: expected a positive number of elements")
     path = Path(path)
     data, lines = parse(path)
     problems = []
@@ -216,11 +225,11 @@ def _looks_numeric(text: str) -> bool:
 
 def _expand(path, data, lines, global_seed, max_elements, tolerance_override, forbid_flush) -> list:
     where = lambda *keys: f"{path}:{_line(lines, keys)}: {_where(keys)}"  # noqa: E731
+    sweep_limit, max_elements = max_elements, max_elements or DEFAULT_MAX_ELEMENTS
     try:
         spec = specs.get(data["operator"])
     except KeyError:
-        raise CaseFileError([f"{where('operator')}unknown operator {data['operator']!r}; "
-                             f"known: {', '.join(specs.SPECS)}"]) from None
+        raise CaseFileError([f"{where('operator')}{specs.unknown(data['operator'])}"]) from None
     problems, cases, ids = [], [], {}
     for g, group in enumerate(data["groups"]):
         at = ("groups", g)
@@ -229,7 +238,7 @@ def _expand(path, data, lines, global_seed, max_elements, tolerance_override, fo
         if group_problems:
             continue
         cases += _expand_group(spec, data, group, at, where, path, lines, global_seed, max_elements,
-                               tolerance_override, forbid_flush, problems, ids)
+                               tolerance_override, forbid_flush, problems, ids, sweep_limit)
         if len(cases) > MAX_CASES_PER_FILE:
             problems.append(f"{where(*at)}the file expands to more than {MAX_CASES_PER_FILE} cases")
             break
@@ -435,8 +444,46 @@ def _check_generator(generator, dtypes, where) -> list:
     return problems
 
 
+def cut_sweep(generator: dict, limit) -> tuple:
+    """(generator, how it was cut): a streamed sweep of more than limit inputs (None: no limit) as
+    every k-th of them, k the least prime that leaves at most limit; else as it is, "".
+
+    Strided, not the first N: the first million float32 patterns are all subnormal, a stride spans
+    every binade. k prime, so odd: with an even k every pattern's low bits are the same (float32:
+    mantissas ending in zeros; float16 pairs: B takes only 65536 / k values). The generator's step
+    becomes k times its own, so the case id says which inputs ran (its label gains step=) and a
+    rerun with the same --max-elements selects the case again."""
+    if limit is None or not inputs.streamed(generator):
+        return generator, ""
+    patterns = inputs.bit_range(generator)
+    if len(patterns) <= limit:
+        return generator, ""
+    k = _next_prime(-(-len(patterns) // limit))
+    while generator["kind"] == inputs.PAIRS and not _spreads_pairs(patterns.step * k):
+        k = _next_prime(k + 1)
+    cut = {**generator, "start": patterns.start, "stop": patterns.stop, "step": patterns.step * k}
+    if "label" in generator:
+        cut["label"] = f"{generator['label']}[step={cut['step']}]"
+    return cut, (f"{inputs.label(generator)}: {len(patterns)} inputs cut by --max-elements {limit} to 1 in {k}: "
+                 f"{len(inputs.bit_range(cut))} inputs")
+
+
+def _next_prime(n: int) -> int:
+    n = max(n, 2)
+    while any(n % d == 0 for d in range(2, math.isqrt(n) + 1)):
+        n += 1
+    return n
+
+
+def _spreads_pairs(step: int) -> bool:
+    """Whether pair indices step apart spread over the (A, B) plane: from 65536 on, a step whose low
+    half is near 0 or 65536 moves A and B together (65537: A = B, a diagonal), so the low half must
+    send B well across its range at each step."""
+    return step < 1 << 16 or 0.25 <= (step & 0xFFFF) / 65536 <= 0.75
+
+
 def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_elements,
-                  tolerance_override, forbid_flush, problems, ids) -> list:
+                  tolerance_override, forbid_flush, problems, ids, sweep_limit=None) -> list:
     params = group.get("params", {})
     names = [p.name for p in spec.parameters if p.name in params]
     grids = [v if isinstance(v, list) else [v] for v in (params[n] for n in names)]
@@ -446,6 +493,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     cases = []
     for dtype, shape_entry, combo, generator, broadcast in itertools.product(
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
+        generator, cut = cut_sweep(generator, sweep_limit)
         chosen = {name: fused.normalise(value) if spec.parameter(name).kind == "fused_activation" else value
                   for name, value in zip(names, combo)}
         full = {**spec.defaults(), **chosen}
@@ -508,7 +556,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
                                  group.get("tolerance", data.get("tolerance"))),
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
-            inputs=several, in_place_input=in_place_input, output_strides=_output_strides(group, shape)))
+            inputs=several, in_place_input=in_place_input, output_strides=_output_strides(group, shape), cut=cut))
     return cases
 
 
@@ -631,4 +679,4 @@ def _fmt(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-__all__ = ["load_paths", "load_file", "discover", "CaseFileError", "SHIPPED_CASES"]
+__all__ = ["load_paths", "load_file", "discover", "cut_sweep", "CaseFileError", "SHIPPED_CASES"]

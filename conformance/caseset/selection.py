@@ -1,10 +1,31 @@
-"""-k expressions, as pytest reads them: words matched as substrings of the case id,
-combined with and / or / not and parentheses."""
+"""Which cases a run takes: --op (operators by exact name), --smoke, and -k expressions as pytest
+reads them (words matched as substrings of the case id, combined with and / or / not and
+parentheses; a substring: -k NAME also takes every operator whose name begins with NAME, --op not)."""
 import re
 
 from conformance.errors import BadInput
 
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
+
+
+def choose(cases, keyword=None, ops=(), smoke=False, op_option="--op"):
+    """The cases of the operators named (exactly, as `conformance specs` spells them), the smoke
+    cases, those -k selects: each given filter applies. An unknown operator is BadInput."""
+    if ops:
+        wanted = operators(ops, op_option)
+        cases = [case for case in cases if case.op in wanted]
+    if smoke:
+        cases = [case for case in cases if case.smoke]
+    return select(cases, keyword) if keyword else cases
+
+
+def operators(names, option="--op") -> set:
+    """Operator names as the specs name them (DML_..._OPERATOR_DESC and any case accepted)."""
+    from conformance import specs
+    try:
+        return {specs.get(name).name for name in names}
+    except KeyError as error:
+        raise BadInput(f"{option} {error.args[0]}") from None
 
 
 def select(cases, expression: str):

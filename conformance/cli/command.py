@@ -11,13 +11,15 @@ import threading
 import time
 import traceback
 
+_IMPORTED = time.perf_counter()  # a command's start, its imports included (the first main() only)
+
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
-from conformance.caseset.selection import select
+from conformance.caseset.selection import choose
 from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput, OutputFailed
-from conformance.judge.d3d import DEFAULT_MODEL, MODELS
+from conformance.judge.models import DEFAULT_MODEL, MODELS
 
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
@@ -33,26 +35,29 @@ def _on_sigterm(signum, frame):
 
 
 def main(argv=None) -> int:
+    global _IMPORTED
+    started, _IMPORTED = _IMPORTED or time.perf_counter(), None  # the summary's time is the user's wait
     from conformance.run.progress import tolerant_console
     tolerant_console()
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return _main(argv)
+        return _main(argv, started)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _main(argv) -> int:
+def _main(argv, started) -> int:
     _TERMINATED.clear()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         if not getattr(args, "command", None):
             parser.print_help()
             return exitcodes.BAD_INPUT
+        args.started = started
         code = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
@@ -102,6 +107,20 @@ def _stdout_closed() -> bool:
         return False
 
 
+def _parse(parser, argv):
+    """parse_args, but an option a command does not know is refused with that command's usage (argparse
+    gives the top level's) and the closest option it has."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        import difflib
+        command = parser.commands.get(getattr(args, "command", None), parser)
+        options = [o for action in command._actions for o in action.option_strings]  # argparse has no public list
+        close = difflib.get_close_matches(unknown[0].split("=", 1)[0], options, n=1)
+        command.error(f"unrecognized arguments: {' '.join(unknown)}"
+                      + (f" (did you mean {close[0]}?)" if close and unknown[0].startswith("-") else ""))
+    return args
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="conformance", description="Certify DirectML operators "
                                      "against their specification.")
@@ -114,12 +133,19 @@ def build_parser():
     def case_options(p):
         p.add_argument("paths", nargs="*", help="case files or folders (default: the shipped cases/)")
         p.add_argument("-k", dest="keyword", help="select cases whose id matches, pytest style: "
-                       "'float16 and rank4 and not specials'")
+                       "'float16 and rank4 and not specials' (words are substrings of the id: a word that is an "
+                       "operator's name also matches the operators whose names begin with it; --op is exact)")
+        p.add_argument("--op", dest="ops", action="append", default=[], metavar="OPERATOR",
+                       help="only this operator's cases, by its exact name as `conformance specs` prints it "
+                       "(repeat for several); combines with -k and --smoke")
         p.add_argument("--smoke", action="store_true", help="only the smoke cases (each case file's `smoke` "
                        "selection: what CI runs through dml-wine)")
         p.add_argument("--seed", type=int, default=0, help="global seed (each case derives its own)")
-        p.add_argument("--max-elements", type=int, default=DEFAULT_MAX_ELEMENTS,
-                       help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS})")
+        p.add_argument("--max-elements", type=int, metavar="N",
+                       help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS}); given, it also cuts "
+                       "a streamed sweep (exhaustive_float32, exhaustive_float16_pairs) of more inputs to an evenly "
+                       "spread sample of at most N: every k-th input, k odd, the case id showing step=k "
+                       "(default: sweeps run whole)")
         p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
                        help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
         p.add_argument("--forbid-flush", action="store_true", help="do not accept flushed denormals")
@@ -130,8 +156,8 @@ def build_parser():
 
     run_p = sub.add_parser("run", help="run cases on a backend and judge them")
     case_options(run_p)
-    run_p.add_argument("--backend", default="auto", help="cpu, dml, cuda, dml-wine, ort:PROVIDER, "
-                       "python:MODULE:FUNCTION or auto (default)")
+    run_p.add_argument("--backend", default="auto", help=f"{', '.join(backends.names())} (default auto; "
+                       "`conformance backends` says which are available here)")
     run_p.add_argument("--provider-option", action="append", default=[], metavar="KEY=VALUE",
                        help="provider option, e.g. device_id=1")
     run_p.add_argument("--feature-level", default=featurelevels.DEFAULT_LEVEL,
@@ -141,7 +167,8 @@ def build_parser():
     run_p.add_argument("--markdown", help="write a markdown summary here")
     run_p.add_argument("--json", help="write the summary as JSON here")
     run_p.add_argument("--save-failures", metavar="DIR", help="save inputs, outputs and model of each failure")
-    run_p.add_argument("--quiet", action="store_true", help="no progress bar")
+    run_p.add_argument("--quiet", action="store_true", help="no progress bar, and no word on what the run is "
+                       "waiting for (starting the backend, compiling)")
     run_p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                        help="threads that verify: a large tensor or a streamed sweep is checked in chunks "
                        "over N cores while the backend runs the next chunk (default 0: every usable core; "
@@ -165,7 +192,8 @@ def build_parser():
         "compile", help="build the verifier's compiled loops for these cases now, once a machine",
         description="Compile (numba, cached on disk) every loop a run of these cases will verify with, so "
                     "that the first run does not spend seconds per operator compiling inside its first chunks. "
-                    "Default: the sweeps/ of this checkout (the default cases are too small to use them). "
+                    "Default: the shipped sweeps (a checkout's sweeps/; installed, conformance/sweeps), "
+                    "as the default cases are too small to use them. "
                     "scripts/gpu/device.sh setup runs it; a later run loads the cache.")
     case_options(compile_p)
     compile_p.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -179,6 +207,7 @@ def build_parser():
     from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
     for module in (cli_reports, cli_bench, cli_lanes):  # report/diff/compare, bench, lane
         module.register(sub)
+    parser.commands = sub.choices  # name -> its parser, for _parse's messages
     return parser
 
 
@@ -193,9 +222,18 @@ def _load_all(args):
 
 
 def _select(args, cases):
-    if args.smoke:
-        cases = [case for case in cases if case.smoke]
-    return select(cases, args.keyword) if args.keyword else cases
+    cases = choose(cases, args.keyword, args.ops, args.smoke)
+    for case in cases:
+        if case.cut:  # said even under --quiet: the run is not the sweep the file asks for
+            print(f"{case.source}: {case.id}: {case.cut}", file=sys.stderr)
+    return cases
+
+
+def _nothing_selected(args) -> str:
+    """Why a selection is empty, naming the options that made it."""
+    by = [f"--op {' --op '.join(args.ops)}" if args.ops else "", f"-k {args.keyword!r}" if args.keyword else ""]
+    return ("no cases selected" + (f" by {' and '.join(b for b in by if b)}" if any(by) else "")
+            + (" among the smoke cases" if args.smoke else ""))
 
 
 def parse_tolerances(values):
@@ -226,8 +264,8 @@ def parse_options(pairs) -> dict:
 
 def cmd_compile(args) -> int:
     from conformance.judge import precompile
-    from conformance.caseset.caseload import REPO_ROOT
-    paths = args.paths or [str(REPO_ROOT / "sweeps")]
+    from conformance.caseset.caseload import SHIPPED_SWEEPS
+    paths = args.paths or [str(SHIPPED_SWEEPS)]
     cases = _select(args, load_paths(paths, args.seed, args.max_elements, parse_tolerances(args.tolerance),
                                      args.forbid_flush))
     jobs = min(_jobs(args.jobs), len(precompile.kinds(cases)))
@@ -255,29 +293,39 @@ def _compiling_process(parent: int):
 def cmd_run(args) -> int:
     from conformance.judge import compiling
     from conformance.run import runner
-    from conformance.run.progress import progress_bar
+    from conformance.run.progress import SaidIfSlow, progress_bar
     from conformance.run.results import ResultsWriter
     from reports import summary
 
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     auto_level = str(args.feature_level).lower() == "auto"
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     loaded = _load_all(args)
     cases = _select(args, loaded)
     if not cases:
-        raise BadInput("no cases selected" + (f" by -k {args.keyword!r}" if args.keyword else "")
-                       + (" among the smoke cases" if args.smoke else ""))
+        raise BadInput(_nothing_selected(args))
     jobs = _jobs(args.jobs)
     check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
                     ("--html", args.html), ("--junit", args.junit)],
                    [("--save-failures", args.save_failures),
                     ("--results (default)", None if args.results else RESULTS_FOLDER)])
-    backend = backends.create(args.backend, parse_options(args.provider_option),
-                              announce=lambda m: print(m, file=sys.stderr))
+    loading = time.perf_counter() - args.started
+    what = backends.starting(args.backend)
+    with SaidIfSlow(f"starting backend {args.backend}" + (f": {what}" if what else "") + " ...", say) as wait:
+        backend = backends.create(args.backend, parse_options(args.provider_option),
+                                  announce=lambda m: print(m, file=sys.stderr))
+    starting = time.perf_counter() - args.started - loading
+    if wait.said:
+        say(f"backend {backend.name} started in {starting:.1f} s; {plural(len(cases), 'case')} to run")
     try:
         if auto_level:
             level = _queried_level(backend)
         results_path = args.results or f"{RESULTS_FOLDER}/{backend.name.replace(':', '_')}.jsonl"
+        replaced = not args.results and os.path.isfile(results_path) and os.path.getsize(results_path) > 0
         writer = ResultsWriter(results_path)
+        if replaced:
+            print(f"results: {results_path} is replaced by this run's (give --results PATH to keep a run's "
+                  "results apart)", file=sys.stderr)
         header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model,
                                      case_files=runner.case_files(cases, loaded))
         writer.write(header)
@@ -293,13 +341,25 @@ def cmd_run(args) -> int:
         # how the run ended, and the report does not call a finished run a crash
         footer = {"type": "footer", "seconds": round(result.seconds, 3), "cases": len(result.records),
                   "sessions_created": result.sessions_created, "interrupted": result.interrupted,
-                  "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                  "end": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "wall_seconds": round(time.perf_counter() - args.started, 3),
+                  "backend_start_seconds": round(starting, 3)}
         writer.write(footer)
         writer.close()
     finally:
-        backend.close()
-    print(summary.text(header, result.records, footer))
+        closing = _close(backend)
+    waited = time.perf_counter() - args.started
+    # the summary's time is the user's wait; the footer's "seconds" stays the cases' own (benchmarks read it)
+    print(summary.text(header, result.records, {**footer, "seconds": waited}))
+    print(f"time: {waited:.1f} s from the command's start: loading the cases {loading:.1f} s, starting the "
+          f"backend {starting:.1f} s, running and verifying the cases {result.seconds:.1f} s")
+    note = refusal_note(result.records)
+    if note:
+        print(note)
     print(f"results: {results_path}")
+    if closing:
+        sys.stdout.flush()  # the summary first where both streams go to one file
+        print(closing, end="", file=sys.stderr)
     write_reports(header, result.records, footer, html=args.html, markdown=args.markdown, junit=args.junit)
     if args.json:
         from conformance.judge.verdicts import operator_rows
@@ -312,6 +372,41 @@ def cmd_run(args) -> int:
             return exitcodes.TERMINATED
         return exitcodes.INTERRUPTED
     return exitcodes.NOT_CONFORMANT if result.failed else exitcodes.CONFORMANT
+
+
+def _close(backend) -> str:
+    """Close backend, holding what it writes to stderr meanwhile (a worker backend's statistics:
+    worker starts, operators compiled) for after the run's summary, where it belongs."""
+    import contextlib
+    import io
+    held = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(held):
+            backend.close()
+    except BaseException:
+        print(held.getvalue(), end="", file=sys.stderr)
+        raise
+    return held.getvalue()
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+# Where the documentation explains DirectML's own refusal of a required case (CreateOperator or
+# CompileOperator answering E_INVALIDARG): what the status means, and the refusals seen so far.
+REFUSAL_DOCS = "docs/dml-direct.md (Statuses) and docs/several-inputs-lavapipe.md (Findings)"
+
+
+def refusal_note(records) -> str | None:
+    """One line pointing to the explanation when DirectML itself refused cases the level requires."""
+    from conformance import statuses
+    refused = [r for r in records if r["status"] == statuses.UNSUPPORTED_REQUIRED
+               and "refused the description" in (r.get("message") or "")]
+    if not refused:
+        return None
+    return (f"note: DirectML refused {plural(len(refused), 'required case')} (e.g. {refused[0]['id']}); "
+            f"why, and the refusals known per device: {REFUSAL_DOCS}")
 
 
 def _queried_level(backend) -> str:
@@ -347,7 +442,7 @@ def cmd_validate(args) -> int:
     by_op = {}
     for case in cases:
         by_op[case.op] = by_op.get(case.op, 0) + 1
-    print(f"ok: {len(cases)} cases (" + ", ".join(f"{op} {n}" for op, n in sorted(by_op.items())) + ")")
+    print(f"ok: {plural(len(cases), 'case')} (" + ", ".join(f"{op} {n}" for op, n in sorted(by_op.items())) + ")")
     return exitcodes.CONFORMANT
 
 
@@ -397,7 +492,7 @@ def cmd_backends(args) -> int:
             continue
         try:
             backend = backends.create(name, announce=lambda m: None)
-            backend.close()
+            _close(backend)  # what it says of its work: none was done
             print(f"  {name}: available")
         except backends.BackendUnavailable as error:
             print(f"  {name}: unavailable ({error})")

@@ -13,6 +13,11 @@ expected to fail (xfail); one that passes is reported (XPASS, strict by default)
 
 One backend per pytest process (per xdist worker), created at the first case, closed at the end.
 Results, HTML, markdown and JUnit are written by the controlling process once all cases ran.
+
+Loaded in every pytest run of an environment that has the harness, the plugin costs nothing until
+used: its module imports only pytest and light modules; the harness (numpy, the specs, the judge)
+is imported when a case file is collected or a --conformance-* option is given, and the markers
+of operators and data types are registered then.
 """
 import re
 import sys
@@ -23,10 +28,11 @@ from pathlib import Path
 import pytest
 
 from conformance import featurelevels, statuses
-from conformance.judge.d3d import DEFAULT_MODEL, MODELS
+from conformance.judge.models import DEFAULT_MODEL, MODELS
 
 CASE_FILE = re.compile(r"^operator\s*:", re.MULTILINE)
 STATE = pytest.StashKey()
+_DEFAULTS = {}  # option dest -> its default: a value that differs is a conformance option given
 
 
 class CaseFailed(Exception):
@@ -41,9 +47,18 @@ class CaseFailed(Exception):
 
 def pytest_addoption(parser):
     group = parser.getgroup("conformance", "DirectML conformance (YAML case files as tests)")
-    add = group.addoption
+
+    def add(name, **settings):
+        default = False if settings.get("action") == "store_true" else None
+        _DEFAULTS[name[2:].replace("-", "_")] = settings.get("default", default)
+        group.addoption(name, **settings)
+
     add("--conformance-backend", default="auto", metavar="NAME",
-        help="cpu, dml, cuda, dml-wine, ort:PROVIDER, python:MODULE:FUNCTION or auto (default)")
+        help="a backend as `conformance run --backend` names it (`conformance backends` lists those "
+             "installed and available), default auto")
+    add("--conformance-op", action="append", default=[], metavar="OPERATOR",
+        help="only this operator's cases, by its exact name (repeat for several); pytest's -k matches "
+             "substrings: -k NAME also takes the operators whose names begin with NAME")
     add("--conformance-provider-option", action="append", default=[], metavar="KEY=VALUE",
         help="provider option, e.g. device_id=1")
     add("--conformance-feature-level", default=featurelevels.DEFAULT_LEVEL, metavar="LEVEL",
@@ -55,7 +70,8 @@ def pytest_addoption(parser):
     add("--conformance-tolerance-model", choices=MODELS, default=DEFAULT_MODEL,
         help="what decides a case's status: d3d (default, the Direct3D precision rules) or ulp")
     add("--conformance-max-elements", type=int, default=None, metavar="N",
-        help="refuse shapes with more elements")
+        help="refuse shapes with more elements; cut a streamed sweep of more inputs to an evenly spread "
+             "sample (as conformance run --max-elements)")
     add("--conformance-expectations", metavar="FILE",
         help="known failures (YAML or text listing case ids): they are xfail")
     add("--conformance-expectations-lenient", action="store_true",
@@ -68,10 +84,15 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    from conformance import specs
     config.stash[STATE] = state = State(config)
     config.pluginmanager.register(state, "conformance-state")
     config.addinivalue_line("markers", "conformance: a DirectML conformance case from a YAML case file")
+    if any(getattr(config.option, dest, default) != default for dest, default in _DEFAULTS.items()):
+        state.prepare()  # options given: checked now, before anything runs
+
+
+def _register_markers(config):
+    from conformance import specs
     for name in specs.SPECS:
         config.addinivalue_line("markers", f"{name.lower()}: conformance cases of {name}")
     for dtype in sorted({d for spec in specs.SPECS.values() for d in spec.dtypes}):
@@ -96,17 +117,17 @@ def pytest_collect_file(file_path, parent):
         return None
     if not CASE_FILE.search(head):
         return None
+    parent.config.stash[STATE].prepare()
     return CaseFile.from_parent(parent, path=file_path)
 
 
 class CaseFile(pytest.File):
     def collect(self):
-        from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, load_file
+        from conformance.caseset.caseload import load_file
         from conformance.run import runner
         state = self.config.stash[STATE]
         option = self.config.option
-        cases = load_file(self.path, option.conformance_seed,
-                          option.conformance_max_elements or DEFAULT_MAX_ELEMENTS, state.tolerance,
+        cases = load_file(self.path, option.conformance_seed, option.conformance_max_elements, state.tolerance,
                           option.conformance_forbid_flush)
         self.case_ids = [case.id for case in cases]  # a rerun's -k must tell this file's cases apart
         state.case_files.update(runner.case_files(cases, cases))
@@ -129,8 +150,11 @@ class CaseFile(pytest.File):
 
     def repr_failure(self, excinfo):
         from conformance.caseset.caseload import CaseFileError
+        from conformance.errors import BadInput
         if isinstance(excinfo.value, CaseFileError):
             return "\n".join(excinfo.value.problems)
+        if isinstance(excinfo.value, BadInput):
+            return str(excinfo.value).replace("--max-elements", "--conformance-max-elements")
         return super().repr_failure(excinfo)
 
 
@@ -207,12 +231,25 @@ class State:
         self.case_files = {}  # runner.case_files() of the collected files, for the header
         self.started = time.perf_counter()
         self.worker = getattr(config, "workerinput", {}).get("workerid", "main")
-        option = config.option
-        self.model = getattr(option, "conformance_tolerance_model", DEFAULT_MODEL)
+        self.model = getattr(config.option, "conformance_tolerance_model", DEFAULT_MODEL)
+        self.prepared = False
+        self.tolerance, self.options, self.ops, self.expectations = None, {}, set(), {}
+        self.level = featurelevels.DEFAULT_LEVEL
+
+    def prepare(self):
+        """Read and check the options, register the markers: once, when the plugin is first used."""
+        if self.prepared:
+            return
+        self.prepared = True
+        config, option = self.config, self.config.option
+        from conformance.caseset.selection import operators
         from conformance.cli.command import parse_options, parse_tolerances
         from conformance.cli.outputs import check_writable
         from conformance.errors import BadInput
+        _register_markers(config)
         try:
+            ops = getattr(option, "conformance_op", None) or []
+            self.ops = operators(ops, "--conformance-op") if ops else set()
             self.tolerance = parse_tolerances(getattr(option, "conformance_tolerance", []))
             self.options = parse_options(getattr(option, "conformance_provider_option", []))
             self.level = featurelevels.normalise(getattr(option, "conformance_feature_level",
@@ -229,6 +266,11 @@ class State:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session, config, items):
+        if self.ops:
+            dropped = [item for item in items if isinstance(item, CaseItem) and item.case.op not in self.ops]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = [item for item in items if not (isinstance(item, CaseItem) and item.case.op not in self.ops)]
         if not self.expectations:
             return
         collected = {item.case.id for item in items if isinstance(item, CaseItem)}
@@ -249,7 +291,10 @@ class State:
             report.conformance_sessions = [self.worker, self.backend.sessions_created if self.backend else 0]
         return report
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
+        if "conformance" in report.keywords:
+            _keep_case_id(report)
         if report.when == "call" and getattr(report, "conformance_record", None) is not None:
             self.collect(report)
 
@@ -330,6 +375,53 @@ class State:
             compiling.announcer = None
             self.backend.close()
             self.backend = None
+
+
+# ---- node ids ---------------------------------------------------------------------------------
+
+def _keep_case_id(report):
+    """Show a case's report under its id as it is. pytest 9 reads the text after '::' up to a '[' as
+    the name and the rest, its last ']' removed, as parameters, and writes them back as name[params]:
+    an id with a '[' that does not end in ']' (rank4[2x3x4x5]/defaults/specials) gained a stray ']'
+    in the short summary (FAILED ...specials]), with xdist or without. The report gets an id whose
+    name is the whole case id, equal to pytest's own reading (--lf keys its failures by it)."""
+    node_id = _case_node_id_class()
+    path, _, name = report.nodeid.partition("::")
+    if node_id is not None and name and not isinstance(report.id, node_id):
+        report._id = node_id(path=path, names=(name,), params=None)  # pytest has no public setter for it
+
+
+_CASE_NODE_ID = []
+
+
+def _case_node_id_class():
+    """A NodeId that prints its names as they are and compares and hashes as NodeId.parse of its
+    text does; None before pytest 9 (node ids were strings)."""
+    if not _CASE_NODE_ID:
+        try:
+            from _pytest.nodeid import NodeId
+        except ImportError:
+            _CASE_NODE_ID.append(None)
+            return None
+
+        class CaseNodeId(NodeId):
+            __slots__ = ()
+
+            def _key(self):
+                parsed = NodeId.parse(str(self))
+                return parsed.path, parsed.names, parsed.params
+
+            def __eq__(self, other):
+                if not isinstance(other, NodeId):
+                    return NotImplemented
+                key = other._key() if isinstance(other, CaseNodeId) else (other.path, other.names, other.params)
+                return self._key() == key
+
+            def __hash__(self):
+                return hash(self._key())
+
+        _CASE_NODE_ID.append(CaseNodeId)
+    return _CASE_NODE_ID[0]
 
 
 # ---- expectations: known failures, as WPT keeps them ---------------------------------------

@@ -1,6 +1,9 @@
-"""The console: a progress bar on a terminal (tqdm), silence elsewhere; output that no console
-encoding can stop."""
+"""The console: a progress bar on a terminal (tqdm), silence elsewhere; a word on a wait that would
+pass for a hang; output that no console encoding can stop."""
 import sys
+import threading
+
+SLOW = 1.0  # seconds: a wait longer than this is said as it happens
 
 
 def tolerant_console():
@@ -49,3 +52,27 @@ class _Bar:
 
 def progress_bar(total, enabled=True):
     return _Bar(total) if enabled and sys.stderr.isatty() else _Quiet()
+
+
+class SaidIfSlow:
+    """with SaidIfSlow(line, say): says line (say(line), from a timer thread) once the block has taken
+    SLOW seconds, so that a quick step stays silent and a slow one (a Wine worker's start) is not a
+    blank screen; .said tells afterwards whether it was said."""
+
+    def __init__(self, line: str, say, after: float = SLOW):
+        self.said = False
+        self._line, self._say = line, say
+        self._timer = threading.Timer(after, self._fire)
+        self._timer.daemon = True
+
+    def _fire(self):
+        self.said = True
+        self._say(self._line)
+
+    def __enter__(self):
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._timer.cancel()
+        return False

@@ -1,4 +1,5 @@
 """The registry of operator specs, by DirectML name: every module of this package with a SPEC."""
+import difflib
 import importlib
 import pkgutil
 
@@ -20,11 +21,26 @@ def _discover() -> dict:
 SPECS = _discover()
 
 
+def _key(name) -> str:
+    return str(name).upper().removeprefix("DML_").removesuffix("_OPERATOR_DESC")
+
+
 def get(name: str) -> OperatorSpec:
-    key = name.upper().removeprefix("DML_").removesuffix("_OPERATOR_DESC")
+    key = _key(name)
     if key not in SPECS:
-        raise KeyError(f"unknown operator {name!r}; known: {', '.join(SPECS)}")
+        raise KeyError(unknown(name))
     return SPECS[key]
 
 
-__all__ = ["SPECS", "get", "NotReachable", "OperatorSpec"]
+def unknown(name) -> str:
+    """One line for a name no spec has: the closest names (those containing it, then the most alike),
+    not all of them."""
+    key = _key(name)
+    close = [n for n in SPECS if key and key in n][:3]
+    close += [n for n in difflib.get_close_matches(key, SPECS, n=3) if n not in close][:3 - len(close)]
+    listed = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
+    hint = f"did you mean {listed}?" if close else "no known operator is close"
+    return f"unknown operator {name!r}; {hint} (`conformance specs` describes all {len(SPECS)})"
+
+
+__all__ = ["SPECS", "get", "unknown", "NotReachable", "OperatorSpec"]

@@ -44,7 +44,7 @@ from pathlib import Path
 from conformance import statuses
 from conformance.backends import wine_lane
 from conformance.caseset.caseload import CaseFileError, load_paths
-from conformance.caseset.selection import select
+from conformance.caseset.selection import choose, select
 from conformance.cli import windows_harness
 from conformance.cli.command import build_parser
 from conformance.errors import BadInput
@@ -59,7 +59,8 @@ REPORTS = ("markdown", "json", "html", "junit")  # one file per run: each piece 
 PYTEST_VALUES = {"backend": "--conformance-backend", "feature_level": "--conformance-feature-level",
                  "seed": "--conformance-seed", "tolerance_model": "--conformance-tolerance-model",
                  "max_elements": "--conformance-max-elements", "save_failures": "--conformance-save-failures"}
-PYTEST_LISTS = {"provider_option": "--conformance-provider-option", "tolerance": "--conformance-tolerance"}
+PYTEST_LISTS = {"provider_option": "--conformance-provider-option", "tolerance": "--conformance-tolerance",
+                "ops": "--conformance-op"}
 
 
 @dataclass
@@ -100,9 +101,7 @@ def parse(argv):
 
 def plan(run, by: str) -> tuple:
     """-> (the selected case ids in `conformance list` order, the pieces)."""
-    cases = load_paths(run.paths or None, max_elements=run.max_elements)
-    cases = [case for case in cases if case.smoke] if run.smoke else cases
-    cases = select(cases, run.keyword) if run.keyword else cases
+    cases = choose(load_paths(run.paths or None, max_elements=run.max_elements), run.keyword, run.ops, run.smoke)
     groups = {}
     for case in cases:
         groups.setdefault(f"{case.op}/{case.dtype}/" if by == "family" else f"{case.op}/", []).append(case.id)
