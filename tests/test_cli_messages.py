@@ -82,22 +82,26 @@ def test_validate_counts_in_the_singular_too(tmp_path):
 
 
 def test_the_summary_time_is_the_users_wait_and_a_slow_start_is_said(tmp_path):
-    """A backend that takes 1.5 s to start: said while it starts, counted in the summary's time."""
-    (tmp_path / "slowstart.py").write_text("import time\ntime.sleep(1.5)\nfrom oracle import evaluate  # noqa\n")
+    """A backend that takes 1.5 s to start and 1.2 s to stop: each said as it happens, both counted
+    in the summary's time."""
+    (tmp_path / "slowstart.py").write_text("import time\ntime.sleep(1.5)\nimport oracle\n\n\n"
+                                           "def evaluate(*args, **params):\n    return oracle.evaluate(*args, **params)\n"
+                                           "\n\nevaluate.close = lambda: time.sleep(1.2)\n")
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     done = conformance("run", "--backend", "python:slowstart:evaluate", "-k", CELU_FLOAT32_RANK1,
                        "--results", tmp_path / "r.jsonl", env=env)
     assert done.returncode == 0, done.stderr
     assert "starting backend python:slowstart:evaluate ...\n" in done.stderr
     assert re.search(r"^backend python:slowstart:evaluate started in 1\.\d s; 1 case to run$", done.stderr, re.M)
+    assert "stopping backend python:slowstart:evaluate ...\n" in done.stderr
     waited = float(re.search(r"^1 cases? in ([\d.]+) s", done.stdout, re.M).group(1))
     timing = re.search(r"^time: ([\d.]+) s from the command's start: loading the cases [\d.]+ s, starting the "
                        r"backend ([\d.]+) s, running and verifying the cases [\d.]+ s$", done.stdout, re.M)
-    assert 1.5 <= float(timing.group(2)) <= float(timing.group(1)) and abs(waited - float(timing.group(1))) <= 0.1
+    assert 1.5 <= float(timing.group(2)) and 2.7 <= waited and abs(waited - float(timing.group(1))) <= 0.1
     footer = read_results(tmp_path / "r.jsonl")[2]
     assert footer["seconds"] < 1.5 <= footer["backend_start_seconds"] <= footer["wall_seconds"]
     quick = conformance("run", "--backend", "cpu", "-k", CELU_FLOAT32_RANK1, "--results", tmp_path / "q.jsonl")
-    assert "starting backend" not in quick.stderr  # a start under a second stays silent
+    assert "starting backend" not in quick.stderr and "stopping" not in quick.stderr  # under a second: silent
 
 
 def test_a_workers_statistics_come_after_the_summary(tmp_path):

@@ -297,7 +297,8 @@ def cmd_run(args) -> int:
     from conformance.run.results import ResultsWriter
     from reports import summary
 
-    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    console = sys.stderr  # this one, also while _close holds what the backend writes
+    say = (lambda line: None) if args.quiet else (lambda line: print(line, file=console, flush=True))
     auto_level = str(args.feature_level).lower() == "auto"
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     loaded = _load_all(args)
@@ -347,7 +348,8 @@ def cmd_run(args) -> int:
         writer.write(footer)
         writer.close()
     finally:
-        closing = _close(backend)
+        with SaidIfSlow(f"stopping backend {backend.name} ...", say):
+            closing = _close(backend)
     waited = time.perf_counter() - args.started
     # the summary's time is the user's wait; the footer's "seconds" stays the cases' own (benchmarks read it)
     print(summary.text(header, result.records, {**footer, "seconds": waited}))
