@@ -144,7 +144,7 @@ def build_parser():
         p.add_argument("--max-elements", type=int, metavar="N",
                        help=f"refuse shapes with more elements (default {DEFAULT_MAX_ELEMENTS}); given, it also cuts "
                        "a streamed sweep (exhaustive_float32, exhaustive_float16_pairs) of more inputs to an evenly "
-                       "spread sample of at most N: every k-th input, k odd, the case id showing step=k "
+                       "spread sample of at most N: every k-th input, k prime, the case id showing step=k "
                        "(default: sweeps run whole)")
         p.add_argument("--tolerance", action="append", default=[], metavar="[OP:]DTYPE=ULP|ULP",
                        help="override tolerances, e.g. 4, float16=3 or OPERATOR:float32=20")
@@ -167,8 +167,8 @@ def build_parser():
     run_p.add_argument("--markdown", help="write a markdown summary here")
     run_p.add_argument("--json", help="write the summary as JSON here")
     run_p.add_argument("--save-failures", metavar="DIR", help="save inputs, outputs and model of each failure")
-    run_p.add_argument("--quiet", action="store_true", help="no progress bar, and no word on what the run is "
-                       "waiting for (starting the backend, compiling)")
+    run_p.add_argument("--quiet", action="store_true", help="no progress bar, and no word on a backend's slow "
+                       "start or stop")
     run_p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                        help="threads that verify: a large tensor or a streamed sweep is checked in chunks "
                        "over N cores while the backend runs the next chunk (default 0: every usable core; "
