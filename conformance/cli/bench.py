@@ -6,7 +6,7 @@
 Sections (each figure is measured in this run, next to what it is compared with):
 
 1. verification: oracle + comparison of a large float32 (and float16) tensor of
-   each workload (sweeps/bench/: an operator, data type and fields each),
+   each workload (the shipped sweeps/bench/: an operator, data type and fields each),
    against ONNX Runtime's CPU provider on the same operator and tensor, and
    against the plain path (whole-tensor float64 numpy oracle + compare.compare);
 2. small cases: the default cases/ on the cpu backend, against a baseline that
@@ -32,13 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
+from conformance.caseset.caseload import SHIPPED_SWEEPS
+
 TARGET_VERIFY_RATIO = 0.5
 TARGET_CASES_PER_SECOND = 1000
 TARGET_BASELINE_RATIO = 10
 TARGET_SWEEP_SECONDS = 600
 TARGET_SWEEP_RSS_MIB = 1024
 LARGE = 1 << 24
-WORKLOADS = Path(__file__).resolve().parents[2] / "sweeps" / "bench"
+WORKLOADS = SHIPPED_SWEEPS / "bench"
 
 
 def workloads(paths=None) -> list:
