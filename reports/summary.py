@@ -120,7 +120,12 @@ def text(header: dict, records, footer: dict, columns: int | None = None) -> str
     if cut := details.partly_verified(records):
         lines += [""] + textwrap.wrap(f"partly verified (interrupted): {cut}", columns, subsequent_indent="  ")
     lines.append("")
-    lines.append(f"{len(records)} cases in {footer.get('seconds', 0):.1f} s, "
-                 f"{footer.get('sessions_created', 0)} sessions created"
+    lines.append(f"{plural(len(records), 'case')} in {footer.get('seconds', 0):.1f} s, "
+                 f"{plural(footer.get('sessions_created', 0), 'session')} created"
                  + (" -- INTERRUPTED" if footer.get("interrupted") else ""))
     return "\n".join(lines)
+
+
+def plural(count: int, noun: str) -> str:
+    """'1 case', '2 cases'."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -38,7 +38,9 @@ BELOW = {  # what each layer may import besides itself
     "caseset": {"specs", "oracle", "vocabulary"},
     "backends": {"worker", "caseset", "specs", "vocabulary"},  # never judge, run or reports
     "judge": {"caseset", "specs", "oracle", "vocabulary"},
-    "run": {"judge", "backends", "caseset", "specs", "oracle", "vocabulary"},
+    # run writes results with the worker's JSON numbers (conformance/worker/jsonfloats.py: NaN and
+    # infinities, one encoding for the results and the worker's frames)
+    "run": {"judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
     "reports": {"run", "judge", "backends", "caseset", "specs", "oracle", "vocabulary"},
     "cli": {"reports", "run", "judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
 }

@@ -20,6 +20,7 @@ from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable, write, write_reports
 from conformance.errors import BadInput, OutputFailed
 from conformance.judge.models import DEFAULT_MODEL, MODELS
+from reports.summary import plural
 
 RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
@@ -389,10 +390,6 @@ def _close(backend) -> str:
         print(held.getvalue(), end="", file=sys.stderr)
         raise
     return held.getvalue()
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 # Where the documentation explains DirectML's own refusal of a required case (CreateOperator or
