@@ -552,3 +552,4 @@ def factory(name, options):
 
 
 factory.available = available
+factory.starting = "the DirectML worker (under Wine: its own Xvfb, a prefix clone, DirectML.dll loaded by path)"
