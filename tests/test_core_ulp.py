@@ -112,7 +112,8 @@ class TestCompare:
         assert result.mismatches == 2
         assert result.worst[0]["index"] == [0, 1] and result.worst[0]["ulp"] == "nan"
         assert result.worst[1] == {"index": [1, 2], "input": 5.0, "expected": 5.0, "actual": 100.0,
-                                   "ulp": result.worst[1]["ulp"]}
+                                   "ulp": result.worst[1]["ulp"],
+                                   "bits": {"input": "0x40a00000", "expected": "0x40a00000", "actual": "0x42c80000"}}
         message = describe(result, 0)
         assert "Mismatched elements: 2 / 6" in message and "at (1, 2): input 5.0, expected 5.0, actual 100.0" in message
 

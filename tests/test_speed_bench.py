@@ -76,33 +76,36 @@ def test_the_baseline_runs_several_input_and_boolean_operators_as_the_harness_do
     assert {r["status"] for r in baseline} >= {"pass"}
 
 
-def _gpu_run(folder, name, seconds, streamed, log_tail=""):
+def _gpu_run(folder, name, seconds, streamed, log_tail="", statuses=("pass", "fail"), kind="exhaustive_float32"):
     import json
     lines = [{"type": "header", "backend": "dml-direct", "device": "GPU X",
               "gpu_proof": {"verdict": {"gpu": True}}},
-             {"id": f"{name}/a", "status": "pass"}, {"id": f"{name}/b", "status": "fail"},
-             {"type": "footer", "seconds": seconds, "cases": 2, "interrupted": False}]
+             *({"type": "case", "id": f"{name}/{n}", "op": "ACTIVATION_CELU", "status": status,
+                "generator": {"kind": kind}} for n, status in enumerate(statuses)),
+             {"type": "footer", "seconds": seconds, "cases": len(statuses), "interrupted": False}]
     (folder / f"{name}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     (folder / f"{name}.log").write_text("".join(f"stream {name}/a[x]: 256 chunk(s), 1 elements in {s} s (1 M/s)\n"
                                                 for s in streamed) + log_tail)
 
 
 def test_the_gpu_table_says_which_targets_the_results_files_meet(tmp_path, capsys):
-    """scripts/gpu/bench_table.py (device.sh bench): a sweep within 60 s, a worker within 4 GiB."""
+    """scripts/gpu/bench_table.py (device.sh bench): a sweep that passed within 60 s, a worker within 4 GiB."""
     import importlib.util
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "scripts" / "gpu" / "bench_table.py"
     spec = importlib.util.spec_from_file_location("bench_table", path)
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
-    _gpu_run(tmp_path, "quick-sweep", 45.3, [10.2, 7.8, 19.5, 7.8])
-    _gpu_run(tmp_path, "slow-sweep", 61.0, [15.0, 16.0, 15.0, 15.0])
-    _gpu_run(tmp_path, "small-worker", 74.8, [], "dml-wine: 1 worker start(s), worker peak 2.1 GiB\n")
-    _gpu_run(tmp_path, "big-worker", 70.0, [], "dml-wine: 1 worker start(s), worker peak 4.6 GiB\n")
+    _gpu_run(tmp_path, "quick-sweep", 45.3, [10.2, 7.8, 19.5, 7.8], statuses=("pass", "pass"))
+    _gpu_run(tmp_path, "quick-failing-sweep", 45.3, [10.2, 7.8, 19.5, 7.8])
+    _gpu_run(tmp_path, "slow-sweep", 61.0, [15.0, 16.0, 15.0, 15.0], statuses=("pass", "pass"))
+    _gpu_run(tmp_path, "small-worker", 74.8, [], "dml-wine: 1 worker start(s), worker peak 2.1 GiB\n", kind="uniform")
+    _gpu_run(tmp_path, "big-worker", 70.0, [], "dml-wine: 1 worker start(s), worker peak 4.6 GiB\n", kind="uniform")
     assert table.main([str(tmp_path)]) == 0
     rows = {line.split(" | ")[0].strip("| "): line for line in capsys.readouterr().out.splitlines()[2:]}
-    assert rows["quick-sweep"].endswith("| 45.3 | 10.2, 7.8, 19.5, 7.8 |  | fail 1, pass 1 | yes |")
-    assert rows["slow-sweep"].endswith("| NO |")
-    assert rows["small-worker"].endswith("| 2.1 GiB | fail 1, pass 1 | yes |")
-    assert rows["big-worker"].endswith("| 4.6 GiB | fail 1, pass 1 | NO |")
+    assert rows["quick-sweep"].endswith("| 45.3 | 10.2, 7.8, 19.5, 7.8 |  | pass 2 | yes |"), rows["quick-sweep"]
+    assert rows["quick-failing-sweep"].endswith("| fail 1, pass 1 | NO (not passed) |"), rows["quick-failing-sweep"]
+    assert rows["slow-sweep"].endswith("| NO (over 60 s) |"), rows["slow-sweep"]
+    assert rows["small-worker"].endswith("| 2.1 GiB | fail 1, pass 1 | yes |"), rows["small-worker"]
+    assert rows["big-worker"].endswith("| 4.6 GiB | fail 1, pass 1 | NO |"), rows["big-worker"]
     assert table.main([str(tmp_path / "missing")]) == 2

@@ -280,8 +280,13 @@ def hex_bits(value) -> str:
 
 def bit_patterns(x, expected, actual, position) -> dict:
     """{"input", "expected", "actual"}: hex_bits of one element of flat arrays (several inputs: a list),
-    so a report shows a NaN's payload, a signed zero or a flushed denormal that the decimals hide."""
-    return {"input": operands.element(x, position, hex_bits), "expected": hex_bits(expected[position]),
+    so a report shows a NaN's payload, a signed zero or a flushed denormal that the decimals hide.
+    An expected NaN is any NaN (any passes): it shows as the type's quiet NaN, whatever sign or payload
+    the oracle's arithmetic left on it, so that every verification path writes the same record."""
+    wanted = expected[position]
+    if isinstance(wanted, np.floating) and np.isnan(wanted):
+        wanted = wanted.dtype.type(np.nan)
+    return {"input": operands.element(x, position, hex_bits), "expected": hex_bits(wanted),
             "actual": hex_bits(actual[position])}
 
 
