@@ -235,3 +235,18 @@ def test_a_cut_sweep_is_said_and_runs_on_the_command_line(tmp_path):
                              capture_output=True, text=True, cwd=REPO)
     assert refused.returncode == 2 and refused.stderr == "error: --max-elements 0: expected a positive number of " \
                                                          "elements\n"
+
+
+def test_cases_and_sweeps_paths_name_the_shipped_ones_from_any_folder(tmp_path, monkeypatch):
+    """`conformance run sweeps/probes` in a folder without one (an installed harness's user): the shipped
+    sweeps; a folder of that name here is the user's own and wins; a name shipped nowhere stays an error."""
+    from conformance.caseset.caseload import SHIPPED_SWEEPS, discover
+    monkeypatch.chdir(tmp_path)
+    shipped = discover(["sweeps/probes"])
+    assert shipped and all(p.is_relative_to(SHIPPED_SWEEPS / "probes") for p in shipped), shipped
+    own = tmp_path / "sweeps" / "probes"
+    own.mkdir(parents=True)
+    (own / "mine.yaml").write_text("operator: ACTIVATION_CELU\ngroups: []\n")
+    assert discover(["sweeps/probes"]) == [Path("sweeps/probes/mine.yaml")]
+    with pytest.raises(CaseFileError, match="sweeps/nothing.yaml: no such file"):
+        discover(["sweeps/nothing.yaml"])

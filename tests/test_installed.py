@@ -135,6 +135,8 @@ def test_validate_list_specs_and_backends(installed):
     listed = _ok(installed("list", "-k", SELECTION)).split()
     assert len(listed) == SELECTED and all(i.startswith("ELEMENT_WISE_ADD/float32/rank4") for i in listed), listed
     assert "ELEMENT_WISE_ADD" in _ok(installed("specs", "ELEMENT_WISE_ADD"))
+    # README's sweep commands name sweeps/...: from a folder without one, the shipped sweeps
+    assert _ok(installed("list", "sweeps/probes")).splitlines()
     lines = _ok(installed("backends")).splitlines()
     assert "  cpu: available" in lines
     # A lane that is there must be usable from the installed harness (dml-direct's worker started in

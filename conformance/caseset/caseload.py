@@ -64,8 +64,11 @@ def checkout_path(path) -> str | None:
 
 
 def discover(paths) -> list:
+    """The case files of paths (files, or folders walked). A path that does not exist here but begins
+    with cases/ or sweeps/ names the shipped ones (`conformance run sweeps/probes` works installed,
+    from any folder); one that exists here is always the user's own."""
     files = []
-    for path in map(Path, paths or [SHIPPED_CASES]):
+    for path in map(_shipped_if_absent, paths or [SHIPPED_CASES]):
         if path.is_dir():
             files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
         elif path.exists():
@@ -73,6 +76,16 @@ def discover(paths) -> list:
         else:
             raise CaseFileError([f"{path}: no such file or directory"])
     return files
+
+
+def _shipped_if_absent(path) -> Path:
+    path = Path(path)
+    if path.exists() or path.is_absolute() or not path.parts:
+        return path
+    shipped = {"cases": SHIPPED_CASES, "sweeps": SHIPPED_SWEEPS}.get(path.parts[0])
+    if shipped is None or not shipped.joinpath(*path.parts[1:]).exists():
+        return path
+    return shipped.joinpath(*path.parts[1:])
 
 
 def load_paths(paths=None, global_seed=0, max_elements=None, tolerance=None, forbid_flush=False) -> list:
