@@ -186,7 +186,11 @@ def slow_to_close(op, x, dtype, **params):
 
 
 def _close_slowly():
+    import os
     import time
+    marker = os.environ.get("DMLC_TEST_CLOSING")
+    if marker:  # tells a test the close has begun
+        open(marker, "w").close()
     time.sleep(120)
 
 
