@@ -112,6 +112,19 @@ def full_path(path) -> Path:
     return path.with_name(f"{path.stem}.full{path.suffix}" if path.suffix else f"{path.name}.full.md")
 
 
+def fitted(path, whole: str) -> list:
+    """[(path, text)] of a diff or a comparison: the whole at path where it fits a pull request
+    comment; else at path its first lines under COMMENT_LIMIT (regressions come first) with a link to
+    the whole, written beside it (full_path)."""
+    path = Path(path)
+    if len(whole) < COMMENT_LIMIT:
+        return [(path, whole)]
+    full = full_path(path)
+    note = (f"\n\n**Cut short here to fit a pull request comment: the whole is in "
+            f"[{text(full.name)}](<{full.name.replace('>', '%3E')}>).**\n")
+    return [(path, whole[:whole.rindex("\n", 0, COMMENT_LIMIT - len(note))] + note), (full, whole)]
+
+
 def files(path, header: dict, records: list, footer: dict | None) -> list:
     """[(path, text)]: at path the report that fits a pull request comment, linking to the whole
     report beside it (full_path)."""

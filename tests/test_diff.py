@@ -207,3 +207,28 @@ def test_what_is_not_a_results_file_is_one_line_and_exit_2_for_every_reader(name
         err = capsys.readouterr().err
         assert err.startswith(f"error: {bad}") and words in err and err.count("\n") == 1, (command, err)
         assert not (tmp_path / "out.md").exists()
+
+
+def test_a_long_diff_and_comparison_fit_a_pull_request_comment_with_the_whole_beside(tmp_path):
+    """A driver that regresses 3,000 cases: the markdown diff stays under a comment's 65,536
+    characters, regressions first, and links the whole one beside it; the comparison fits; a short
+    diff is one file."""
+    from reports.markdown import COMMENT_LIMIT
+    many = [f"{OP}/float32/rank4[2x3x4x{i}]/Min=-1,Max=1/uniform[-8,8]" for i in range(3000)]
+    a = write_results(tmp_path / "a.jsonl", records=[record(i, "pass") for i in many])
+    b = write_results(tmp_path / "b.jsonl", records=[record(i, "fail", max_ulp=9) for i in many])
+    done = conformance("diff", a, b, "--markdown", tmp_path / "d.md")
+    assert done.returncode == 1, done.stderr
+    done = conformance("compare", a, b, "--markdown", tmp_path / "c.md")
+    assert done.returncode == 0, done.stderr
+    short, whole = (tmp_path / "d.md").read_text(), (tmp_path / "d.full.md").read_text()
+    assert len(short) < COMMENT_LIMIT < len(whole), (len(short), len(whole))
+    assert "[d.full.md](<d.full.md>)" in short and whole.startswith(short[:1000])
+    assert all(i in whole for i in many)
+    # the comparison lists a bounded number of differing cases: it fits whole
+    assert len((tmp_path / "c.md").read_text()) < COMMENT_LIMIT and not (tmp_path / "c.full.md").exists()
+    assert "## Regression" in (tmp_path / "d.md").read_text()
+    small = write_results(tmp_path / "s.jsonl", records=[record(i, "fail") for i in many[:3]])
+    conformance("diff", write_results(tmp_path / "t.jsonl", records=[record(i, "pass") for i in many[:3]]), small,
+                "--markdown", tmp_path / "small.md")
+    assert (tmp_path / "small.md").exists() and not (tmp_path / "small.full.md").exists()

@@ -91,7 +91,8 @@ def cmd_diff(args) -> int:
     if args.html:
         write(args.html, html.render_diff(result))
     if args.markdown:
-        write(args.markdown, markdown.diff(result))
+        for path, text in markdown.fitted(args.markdown, markdown.diff(result)):
+            write(path, text)
     return exitcodes.NOT_CONFORMANT if result.failed else exitcodes.CONFORMANT
 
 
@@ -140,5 +141,6 @@ def cmd_compare(args) -> int:
     if args.html:
         write(args.html, html.render_compare(result))
     if args.markdown:
-        write(args.markdown, markdown.compare(result))
+        for path, text in markdown.fitted(args.markdown, markdown.compare(result)):
+            write(path, text)
     return exitcodes.CONFORMANT
