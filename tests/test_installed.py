@@ -189,3 +189,18 @@ def test_run_and_report(installed, backend):
     for path in (html, junit):
         assert all(r["id"] in path.read_text() for r in cases), path
     assert "| ELEMENT_WISE_ADD |" in markdown.read_text()  # the markdown summary names failing cases only
+
+
+def test_diff_compare_and_the_lane_commands(installed):
+    """README's other commands, installed: diff and compare of two runs, and `lane status`."""
+    runs = []
+    for name in ("a", "b"):
+        runs.append(installed.folder / f"{name}.jsonl")
+        _ok(installed("run", "--backend", "cpu", "--op", "ELEMENT_WISE_ADD", "-k", "rank1", "--quiet",
+                      "--results", runs[-1]))
+    assert "0 regression(s)" in _ok(installed("diff", *runs, "--markdown", installed.folder / "d.md"))
+    assert "case(s) differ" in _ok(installed("compare", *runs, "--html", installed.folder / "c.html"))
+    assert (installed.folder / "d.md").read_text().startswith("# Conformance diff")
+    status = installed("lane", "status")
+    assert status.returncode == (exitcodes.CONFORMANT if _lane("dml-wine") is None else
+                                 exitcodes.BACKEND_UNAVAILABLE), status.stdout + status.stderr
