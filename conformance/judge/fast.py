@@ -720,8 +720,7 @@ class _Span:
         if self.bad:
             # The full analysis (flushing, NaN, worst elements), once, for the bad elements only:
             # in the compiled passes where they apply (fast_analysis), else compare.compare.
-            where, xs, expected, actual_s, reference = (operands.join(p) if i == 1 else np.concatenate(p)
-                                                        for i, p in enumerate(zip(*self.bad)))
+            where, xs, expected, actual_s, reference = (operands.join(p) for p in zip(*self.bad))
             judge, accepted_zeros = interval_judge(case), zeros(case)
             if self.kernel is not None and not operands.several(xs) and fast_analysis.applies(
                     judge, expected, accepted_zeros):

@@ -7,11 +7,11 @@ import numpy as np
 
 import oracle
 from conformance import specs
-from conformance.worker import jsonfloats
 from conformance.backends.onnx_models import node_for, single_node_model
 from conformance.errors import OutputFailed
 from conformance.run.results import write_report
 from conformance.specs.base import NotReachable
+from conformance.worker import jsonfloats
 
 
 def save_case(directory, case, x, outcome) -> str:

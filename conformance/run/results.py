@@ -124,10 +124,7 @@ _ENCODER = json.JSONEncoder(allow_nan=False, default=_default)  # json.dumps mak
 def encode(record) -> str:
     """One results line: strict JSON, NaN and the infinities as jsonfloats' names (README, "Results
     files"), numpy scalars as numbers."""
-    try:
-        return _ENCODER.encode(record)
-    except ValueError:  # a non-finite number somewhere (a case file's .nan bound): named, then written
-        return _ENCODER.encode(jsonfloats.named(record))
+    return jsonfloats.encode(_ENCODER, record)
 
 
 def read_results(path):

@@ -13,10 +13,16 @@ NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 def dumps(value, **options) -> str:
     """json.dumps, strict (allow_nan=False), with non-finite floats (numpy's too) as their names."""
+    return encode(json.JSONEncoder(allow_nan=False, **options), value)
+
+
+def encode(encoder: json.JSONEncoder, value) -> str:
+    """encoder.encode(value) by a strict encoder (one kept by a caller that writes many lines), with
+    non-finite floats as their names."""
     try:
-        return json.dumps(value, allow_nan=False, **options)
+        return encoder.encode(value)
     except ValueError:  # the rare record with a non-finite number: walked once, then written
-        return json.dumps(named(value), allow_nan=False, **options)
+        return encoder.encode(named(value))
 
 
 def loads(text):
