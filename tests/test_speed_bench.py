@@ -5,7 +5,38 @@ from conformance.cli.command import build_parser
 
 def test_bench_is_a_subcommand():
     args = build_parser().parse_args(["bench", "--quick", "--jobs", "2"])
-    assert args.quick and args.jobs == 2 and args.handler.__name__ == "_cmd_bench"
+    assert args.quick and args.jobs == 2 and args.handler.__name__ == "_cmd_bench" and args.only is None
+    args = build_parser().parse_args(["bench", "--only", "end-to-end", "--only", "sweep"])
+    assert args.only == ["end-to-end", "sweep"]
+
+
+def test_end_to_end_runs_conformance_and_the_provider_alone_on_the_same_inputs(capsys):
+    """The quick bench's end-to-end section: a real `conformance run --backend cpu` of 2**24 float32
+    CELU inputs where every element passes and where every element is off the exact value (the
+    tiniest negatives: the provider flushes each to zero), and the CPU provider alone on them."""
+    from conformance.cli import bench_end_to_end
+    op, _, params = bench.workloads()[0]
+    exponent = bench_end_to_end.QUICK_EXPONENT
+    figures = bench.run(quick=True, jobs=2, repeats=1, only=["end-to-end"], out=print)
+    assert set(figures) >= {"end_to_end"} and not set(figures) & {"sweep", "verification", "small_cases"}
+    passing, off = figures["end_to_end"]
+    for row in (passing, off):
+        assert row["op"] == op and row["record"]["elements"] == row["elements"] == 1 << exponent
+        assert row["record"]["generator"]["start"] == bench_end_to_end.WORKLOADS[row["workload"]]
+        assert row["wall"] > row["run_seconds"] > 0 and row["provider"]["wall"] > row["provider"]["run_seconds"] > 0
+        assert row["ratio"] == row["provider"]["wall"] / row["wall"]
+    assert passing["record"]["status"] == "pass" and passing["record"]["verdicts"] == {"d3d": "pass", "ulp": "pass"}
+    assert passing["record"]["mismatches"] == 0
+    # Every element is off the exact value; the subnormal inputs' zeros are allowed flushes, the
+    # normal ones' zeros are mismatches.
+    subnormal = 0x00800000 - 1
+    assert off["record"]["d3d"]["checked"] == 1 << exponent
+    assert off["record"]["mismatches"] == (1 << exponent) - subnormal
+    assert off["record"]["verdicts"]["ulp"] == "fail"
+    shown = capsys.readouterr().out
+    rows = [line for line in shown.splitlines() if line.startswith("end to end through cpu")]
+    assert len(rows) == 2 and all(f">= {bench_end_to_end.TARGET_RATIO}x" in line for line in rows)
+    assert f"{off['ratio']:.2f}x" in rows[1] and f"{1 << exponent:,} off" in rows[1]
 
 
 def test_verification_figures_and_same_results():

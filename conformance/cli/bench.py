@@ -1,7 +1,8 @@
 """`conformance bench`: how fast the harness verifies, measured side by side in one run.
 
     conformance bench            # everything, the full 2**32 sweep included (~5 min on 2 cores)
-    conformance bench --quick    # the sweep up to 2**28 only (~1 min)
+    conformance bench --quick    # the sweep up to 2**28 only, end to end on 2**24 (~1 min)
+    conformance bench --only end-to-end   # one section (--only again for more: SECTIONS)
 
 Sections (each figure is measured in this run, next to what it is compared with):
 
@@ -16,7 +17,10 @@ Sections (each figure is measured in this run, next to what it is compared with)
    2**32 elements, each `conformance run` in its own process (seconds, elements
    per second, peak RSS);
 4. --jobs: the large-tensor verification on 1 thread and on every core, and
-   whether the results are the same.
+   whether the results are the same;
+5. end to end: `conformance run --backend cpu` of the primary workload's float32
+   inputs where they pass and where every element is off the exact value, against
+   the CPU provider alone on the same inputs and chunks (bench_end_to_end.py).
 
 Timings are the best of a few repeats (the machine may be shared); nothing
 here asserts a time: the targets are printed next to the figures.
@@ -33,6 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from conformance.caseset.caseload import SHIPPED_SWEEPS
+from conformance.cli import bench_end_to_end
+from conformance.cli.bench_command import SECTIONS
 
 TARGET_VERIFY_RATIO = 0.5
 TARGET_CASES_PER_SECOND = 1000
@@ -81,12 +87,10 @@ def _ort_session(case):
     import onnxruntime
     from conformance import specs
     from conformance.backends.onnx_models import single_node_model
-    model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
-    # The provider's own best: default session options (spinning threads), on the usable cores.
+    from conformance.cli.bench_end_to_end import provider_session
     from conformance.judge.fast import usable_cpus
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = usable_cpus()
-    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    model = single_node_model(specs.get(case.op).to_onnx(case.dtype, case.params), case.dtype)
+    return provider_session(onnxruntime, model, usable_cpus())
 
 
 def verification(op, dtype, params, elements, jobs, repeats, plain=True, tiny=False):
@@ -256,25 +260,21 @@ def sweep_file(op: str, params: dict, generator: str) -> str:
             f"    inputs:\n      - {generator}\n")
 
 
-def sweep(exponent: int, jobs: int, op: str, params: dict) -> dict:
-    """2**exponent float32 bit patterns spread over all 2**32 (step 2**(32 - exponent)) of op with
-    params, through `conformance run` in a process of its own: wall seconds and that process's peak RSS."""
-    step = 1 << (32 - exponent)
-    generator = "{kind: exhaustive_float32}" if step == 1 else f"{{kind: exhaustive_float32, step: {step}}}"
-    with tempfile.TemporaryDirectory() as folder:
-        case_file = Path(folder) / "sweep.yaml"
-        case_file.write_text(sweep_file(op, params, generator))
-        results = Path(folder) / "r.jsonl"
-        command = [sys.executable, "-c", _CHILD, "run", str(case_file), "--backend", "cpu", "--quiet",
-                   "--results", str(results), "--jobs", str(jobs)]
-        began = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - began
-        process.returncode = os.waitstatus_to_exitcode(status)
-        error = process.stderr.read().decode(errors="replace")
-        process.stderr.close()
-        lines = results.read_text().splitlines() if results.exists() else []
+def conformance_run(case_file: Path, jobs: int) -> dict:
+    """`conformance run case_file --backend cpu` in a process of its own: its wall seconds, its peak
+    RSS, the (first) case record and the footer of its results."""
+    results = case_file.with_suffix(".jsonl")
+    command = [sys.executable, "-c", _CHILD, "run", str(case_file), "--backend", "cpu", "--quiet",
+               "--results", str(results), "--jobs", str(jobs)]
+    began = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - began
+    process.returncode = os.waitstatus_to_exitcode(status)
+    error = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    lines = results.read_text().splitlines() if results.exists() else []
+    results.unlink(missing_ok=True)
     peak = usage.ru_maxrss * 1024  # also counts the RSS this process had when it forked: a fallback
     for line in error.splitlines():
         if line.startswith("VmHWM_KB="):
@@ -283,9 +283,22 @@ def sweep(exponent: int, jobs: int, op: str, params: dict) -> dict:
     record = next((r for r in parsed if r.get("type") == "case"), {})
     footer = next((r for r in parsed if r.get("type") == "footer"), {})
     if process.returncode not in (0, 1) or not record:
-        raise RuntimeError(f"sweep 2**{exponent} failed (exit {process.returncode}): {error[-500:]}")
-    return {"exponent": exponent, "elements": 1 << exponent, "wall": wall, "run_seconds": footer.get("seconds"),
-            "peak_rss_mib": peak / 2**20, "status": record["status"], "max_ulp": record["max_ulp"],
+        raise RuntimeError(f"conformance run {case_file.name} failed (exit {process.returncode}): {error[-500:]}")
+    return {"wall": wall, "peak_rss_mib": peak / 2**20, "record": record, "footer": footer}
+
+
+def sweep(exponent: int, jobs: int, op: str, params: dict) -> dict:
+    """2**exponent float32 bit patterns spread over all 2**32 (step 2**(32 - exponent)) of op with
+    params, through `conformance run` in a process of its own: wall seconds and that process's peak RSS."""
+    step = 1 << (32 - exponent)
+    generator = "{kind: exhaustive_float32}" if step == 1 else f"{{kind: exhaustive_float32, step: {step}}}"
+    with tempfile.TemporaryDirectory() as folder:
+        case_file = Path(folder) / "sweep.yaml"
+        case_file.write_text(sweep_file(op, params, generator))
+        ran = conformance_run(case_file, jobs)
+    record, footer = ran["record"], ran["footer"]
+    return {"exponent": exponent, "elements": 1 << exponent, "wall": ran["wall"], "run_seconds": footer.get("seconds"),
+            "peak_rss_mib": ran["peak_rss_mib"], "status": record["status"], "max_ulp": record["max_ulp"],
             "mismatches": record["mismatches"]}
 
 
@@ -313,53 +326,80 @@ def _m(rate):
     return f"{rate / 1e6:,.0f} M/s"
 
 
-def run(quick=False, jobs=0, repeats=3, json_path=None, out=print):
+def run(quick=False, jobs=0, repeats=3, json_path=None, out=print, only=None):
+    """only: the SECTIONS to measure (None: every one)."""
     from tabulate import tabulate
 
     from conformance.judge.fast import usable_cpus
     jobs = jobs or usable_cpus()
-    figures = _measure(quick, jobs, repeats, out)
+    figures = _measure(quick, jobs, repeats, out, only or SECTIONS)
     out("")
     out(tabulate(figure_rows(figures), headers=["figure", "measured", "against", "ratio", "target", "met"]))
     out(f"\nload average before {figures['load_before']}, after {figures['load_after']} (other work on the "
         "machine slows the long figures more than the provider's best-of runs)")
     if quick:
-        out("(--quick: the full 2**32 sweep was skipped)")
+        out(f"(--quick: the full 2**32 sweep was skipped; end to end on 2**{bench_end_to_end.QUICK_EXPONENT} "
+            f"elements, not 2**{bench_end_to_end.FULL_EXPONENT})")
     if json_path:
         Path(json_path).write_text(json.dumps(figures, indent=2, default=str))
         out(f"wrote {json_path}")
     return figures
 
 
-def _measure(quick, jobs, repeats, out) -> dict:
-    """Every figure: the default suite, verification of large tensors, the float32 sweeps."""
+def _measure(quick, jobs, repeats, out, sections) -> dict:
+    """The figures of each section asked for: the default suite, verification of large tensors, the
+    float32 sweeps, end to end through the cpu backend against the CPU provider alone."""
     figures = {"machine": machine(), "jobs": jobs, "load_before": _load()}
     out(f"conformance bench on {figures['machine']}; --jobs {jobs}; load average {figures['load_before']}\n")
-
-    out("small cases: the default cases/ on the cpu backend ...")
-    figures["small_cases"] = small_cases(jobs, repeats)
-    out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
     chosen = workloads()
     primary_op, _, primary_params = chosen[0]
-    rows = [verification(op, dtype, params, LARGE, jobs, repeats, plain=number == 0 or dtype == "float16")
-            for number, (op, dtype, params) in enumerate(chosen)]
-    figures["verification"] = rows
-    failing = verification(primary_op, "float32", primary_params, LARGE, jobs, repeats, plain=False, tiny=True)
-    figures["verification_failing"] = failing
-    out(f"sweep: exhaustive_float32 {primary_op}, each size in its own process ...")
-    sweeps = []
-    for exponent in (20, 24, 28) + (() if quick else (32,)):
-        sweeps.append(sweep(exponent, jobs, primary_op, primary_params))
-        out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
-    figures["sweep"] = sweeps
+    if "small-cases" in sections:
+        out("small cases: the default cases/ on the cpu backend ...")
+        figures["small_cases"] = small_cases(jobs, repeats)
+    if "verification" in sections:
+        out("verification: large tensors, oracle + comparison vs ONNX Runtime's CPU provider ...")
+        figures["verification"] = [verification(op, dtype, params, LARGE, jobs, repeats,
+                                                plain=number == 0 or dtype == "float16")
+                                   for number, (op, dtype, params) in enumerate(chosen)]
+        figures["verification_failing"] = verification(primary_op, "float32", primary_params, LARGE, jobs, repeats,
+                                                        plain=False, tiny=True)
+    if "sweep" in sections:
+        out(f"sweep: exhaustive_float32 {primary_op}, each size in its own process ...")
+        sweeps = []
+        for exponent in (20, 24, 28) + (() if quick else (32,)):
+            sweeps.append(sweep(exponent, jobs, primary_op, primary_params))
+            out(f"  2**{exponent}: {sweeps[-1]['wall']:.1f} s")
+        figures["sweep"] = sweeps
+    if "end-to-end" in sections:
+        exponent = bench_end_to_end.QUICK_EXPONENT if quick else bench_end_to_end.FULL_EXPONENT
+        out(f"end to end: `conformance run --backend cpu` of {primary_op} float32 vs the CPU provider alone, "
+            "each in its own process ...")
+        figures["end_to_end"] = bench_end_to_end.measure(primary_op, primary_params, exponent, jobs, repeats, out)
     figures["load_after"] = _load()
     return figures
 
 
 def figure_rows(figures) -> list:
-    """The table: each figure, what it is measured against, and the target it meets or misses."""
-    rows, small, sweeps, jobs = figures["verification"], figures["small_cases"], figures["sweep"], figures["jobs"]
-    failing = figures["verification_failing"]
+    """The table: each figure measured, what it is measured against, and the target it meets or misses."""
+    table = []
+    if "verification" in figures:
+        table += _verification_rows(figures["verification"], figures["verification_failing"])
+    if "small_cases" in figures:
+        table += _small_case_rows(figures["small_cases"])
+    if "sweep" in figures:
+        table += _sweep_rows(figures["sweep"], workloads()[0][0])
+    if "end_to_end" in figures:
+        table += bench_end_to_end.table_rows(figures["end_to_end"], _short)
+    if "verification" in figures and "fast_1_thread" in figures["verification"][0]:
+        primary, jobs = figures["verification"][0], figures["jobs"]
+        table.append([f"--jobs {jobs} vs --jobs 1 ({_short(primary['op'])} {primary['dtype']} 2**24 verification)",
+                      _m(primary["fast"]), f"1 thread {_m(primary['fast_1_thread'])}",
+                      f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
+                      _yes(primary["jobs_identical"])])
+    return table
+
+
+def _verification_rows(rows, failing) -> list:
     table = []
     primary = rows[0]
     ratio = primary["fast"] / primary["ort"]
@@ -382,18 +422,25 @@ def figure_rows(figures) -> list:
         table.append([label + (" (table)" if row["dtype"] == "float16" else ""), _m(row["fast"]),
                       f"CPU provider {_m(row['ort'])}", f"{row['fast'] / row['ort']:.2f}x", note,
                       _yes(row.get("identical", True)) + " same result" if "identical" in row else ""])
+    return table
+
+
+def _small_case_rows(small) -> list:
     rate = small["cases"] / small["seconds"]
     speedup = small["baseline_seconds"] / small["seconds"]
-    table.append([f"default suite, {small['cases']} cases, cpu backend", f"{rate:,.0f} cases/s",
-                  f"{small['seconds']:.2f} s + load {small['load_seconds']:.2f} s, {small['sessions']} sessions",
-                  "", f">= {TARGET_CASES_PER_SECOND}/s", _yes(rate >= TARGET_CASES_PER_SECOND)])
-    table.append(["  vs one session per case (ONNX backend-test style)",
-                  f"{small['cases'] / small['baseline_seconds']:,.0f} cases/s",
-                  f"{small['baseline_seconds']:.2f} s, {small['baseline_sessions']} sessions", f"{speedup:.1f}x",
-                  f">= {TARGET_BASELINE_RATIO}x",
-                  _yes(speedup >= TARGET_BASELINE_RATIO) + (", same statuses and max ULP" if small["identical"]
-                                                            else ", RESULTS DIFFER")])
-    previous = None
+    return [[f"default suite, {small['cases']} cases, cpu backend", f"{rate:,.0f} cases/s",
+             f"{small['seconds']:.2f} s + load {small['load_seconds']:.2f} s, {small['sessions']} sessions",
+             "", f">= {TARGET_CASES_PER_SECOND}/s", _yes(rate >= TARGET_CASES_PER_SECOND)],
+            ["  vs one session per case (ONNX backend-test style)",
+             f"{small['cases'] / small['baseline_seconds']:,.0f} cases/s",
+             f"{small['baseline_seconds']:.2f} s, {small['baseline_sessions']} sessions", f"{speedup:.1f}x",
+             f">= {TARGET_BASELINE_RATIO}x",
+             _yes(speedup >= TARGET_BASELINE_RATIO) + (", same statuses and max ULP" if small["identical"]
+                                                       else ", RESULTS DIFFER")]]
+
+
+def _sweep_rows(sweeps, op) -> list:
+    table, previous = [], None
     for item in sweeps:
         growth = f"x{item['wall'] / previous['wall']:.1f} for x{item['elements'] // previous['elements']}" \
             if previous else ""
@@ -402,16 +449,11 @@ def figure_rows(figures) -> list:
         if item["exponent"] == 32:
             target = f"<= {TARGET_SWEEP_SECONDS} s, < {TARGET_SWEEP_RSS_MIB} MiB"
             met = _yes(item["wall"] <= TARGET_SWEEP_SECONDS and item["peak_rss_mib"] < TARGET_SWEEP_RSS_MIB)
-        table.append([f"sweep {_short(primary['op'])} float32 2**{item['exponent']} ({item['status']}, "
+        table.append([f"sweep {_short(op)} float32 2**{item['exponent']} ({item['status']}, "
                       f"max {item['max_ulp']} ULP)",
                       _m(item["elements"] / item["wall"]),
                       f"{item['wall']:.1f} s, peak RSS {item['peak_rss_mib']:.0f} MiB", growth, target, met])
         previous = item
-    if "fast_1_thread" in primary:
-        table.append([f"--jobs {jobs} vs --jobs 1 ({name} 2**24 verification)", _m(primary["fast"]),
-                      f"1 thread {_m(primary['fast_1_thread'])}",
-                      f"{primary['fast'] / primary['fast_1_thread']:.2f}x", "same results",
-                      _yes(primary["jobs_identical"])])
     return table
 
 
