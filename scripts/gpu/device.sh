@@ -20,12 +20,24 @@
 #                                                          runs them, in process: --backend dml; WINDOWS_HARNESS=pieces:
 #                                                          in pieces, scripts/windows_harness/run_in_pieces.py,
 #                                                          PIECES_JOBS (default nproc) at once, PIECES_BY op|family)
-#   bash scripts/gpu/device.sh bench                       the GPU figures: the four float32 sweeps (dml-direct) and
-#                                                          the default cases (dml-wine), then one table; within one
-#                                                          device command (BENCH_LIMIT=S a sweep, default 70,
-#                                                          BENCH_LIMIT_CASES=S, default 150; more than a command may
-#                                                          run is refused, exit 2); $OUT/bench.md, bench.log and
-#                                                          bench.tar.gz (every results file and log)
+#   bash scripts/gpu/device.sh bench                       the GPU figures in one device command, then the tables:
+#                                                          BENCH_SET (default "f32 pairs cases"): the four float32
+#                                                          sweeps (dml-direct, BENCH_LIMIT=S each, default 60: the
+#                                                          target), the pair sweeps of BENCH_PAIRS (default
+#                                                          "add divide": dml-direct, BENCH_LIMIT_PAIRS=S each,
+#                                                          default 25: their pace, not all 2**32), the default cases
+#                                                          (dml-wine, BENCH_LIMIT_CASES=S, default 100); each run
+#                                                          with RUN_GRACE_S (30) to stop, 600 s in all; more than a
+#                                                          command may run is refused, exit 2; $OUT/bench.md,
+#                                                          bench.log and bench.tar.gz (every results file and log),
+#                                                          packed again after each run
+#   bash scripts/gpu/device.sh pairs [OP ...]              the float16 pair sweeps in quarters (default: every
+#                                                          scripts/gpu/sweeps/*_float16_pairs.yaml; OP: add,
+#                                                          element_wise_add or ELEMENT_WISE_ADD) through dml-direct
+#                                                          on every core, PAIRS_LIMIT=S each (default 150); more
+#                                                          than one command may run is refused (exit 2, with the
+#                                                          calls to split them into); $OUT/pairs.md, pairs.log and
+#                                                          pairs.tar.gz, packed again after each sweep
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
@@ -36,7 +48,8 @@
 # inside the root (chroot) and shares the X socket; VK_DRIVER_FILES names only the NVIDIA ICD.
 # GPU_ROOT (default /tmp/gpu) holds everything. Also runs here, for a local test, inside
 # `unshare -m` (bind mounts over this machine's own Wine paths then stay private).
-# Exit 2, one line: a harness snapshot without the harness, or bench limits over one command's time.
+# Exit 2, one line: a harness snapshot without the harness, bench or pairs limits over one command's
+# time (or not a number of seconds), an unknown BENCH_SET part or pair sweep.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -475,30 +488,113 @@ cmd_releases() {
     done
 }
 
+seconds_of() {  # seconds_of NAME VALUE: VALUE, a whole number of seconds above 0, or refused
+    [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -gt 0 ] || refuse "$1=$2: a whole number of seconds above 0"
+    echo "$2"
+}
+
+PAIR_SWEEPS=()
+pair_sweeps() {  # pair_sweeps VERB [OP ...]: PAIR_SWEEPS, the quarter files of these operators (default: all)
+    local verb=$1 op name f; shift
+    PAIR_SWEEPS=()
+    if [ $# -eq 0 ]; then
+        PAIR_SWEEPS=("$HARNESS"/scripts/gpu/sweeps/*_float16_pairs.yaml)
+        [ -f "${PAIR_SWEEPS[0]}" ] || refuse "$verb: no pair sweep in scripts/gpu/sweeps (python3 scripts/gpu/make_pair_quarters.py)"
+        return
+    fi
+    for op in "$@"; do
+        name=$(echo "$op" | tr '[:upper:]' '[:lower:]')
+        for f in "$HARNESS/scripts/gpu/sweeps/${name}_float16_pairs.yaml" "$HARNESS/scripts/gpu/sweeps/element_wise_${name}_float16_pairs.yaml"; do
+            [ -f "$f" ] && { PAIR_SWEEPS+=("$f"); continue 2; }
+        done
+        refuse "$verb: no pair sweep of '$op'; there are: $(for f in "$HARNESS"/scripts/gpu/sweeps/*_float16_pairs.yaml; do pair_name "$f"; done | paste -sd ' ')"
+    done
+}
+pair_name() { basename "$1" _float16_pairs.yaml | sed 's/^element_wise_//'; }
+
+timed_run() {  # timed_run WORK PACK LIMIT NAME -- ARGS: cmd_run into WORK, then pack WORK into $OUT as PACK.*
+    local work=$1 pack=$2 limit=$3 name=$4; shift 4
+    OUT=$work RUN_LIMIT=$limit cmd_run "$name" "$@" || true
+    cp "$G/logs/smi-$name.log" "$work/" 2>/dev/null || true
+    # again after each run: a command the device tool cuts short still hands back the runs before
+    PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}" \
+        --name "$pack" >/dev/null || say "$pack: the tables were not made (bench_table.py failed)"
+}
+
+run_pairs() {  # run_pairs WORK PACK LIMIT PREFIX SWEEP...: each pair sweep through dml-direct on every core
+    local work=$1 pack=$2 limit=$3 prefix=$4 sweep; shift 4
+    for sweep in "$@"; do
+        timed_run "$work" "$pack" "$limit" "$prefix$(basename "$sweep" _float16_pairs.yaml)-f16-pairs" -- \
+            "${sweep#"$HARNESS"/}" --backend dml-direct --jobs "$(nproc)"
+    done
+}
+
 cmd_bench() {
-    # The GPU figures of issue 16, in one device command after setup: the four seed operators'
-    # exhaustive float32 sweeps through dml-direct on every core (each stopped at BENCH_LIMIT s), and
-    # the default cases through dml-wine (the worker's peak memory), then one table
-    # (scripts/gpu/bench_table.py) of what the results files say. The runs write into $G/bench; three
-    # files come back in $OUT (the lent machine hands back 8 at most): bench.md, bench.log (every
-    # run's console output) and bench.tar.gz (the results files, their logs, the nvidia-smi samples).
-    local sweeps=("$HARNESS"/scripts/gpu/sweeps/*_float32.yaml) sweep op
-    local limit=${BENCH_LIMIT:-70} cases=${BENCH_LIMIT_CASES:-150}
-    local total=$(( ${#sweeps[@]} * (limit + RUN_GRACE_S) + cases + RUN_GRACE_S ))
-    [ "$total" -le "$COMMAND_LIMIT_S" ] || refuse "bench: ${#sweeps[@]} sweeps of BENCH_LIMIT=$limit s and the cases' BENCH_LIMIT_CASES=$cases s, each with $RUN_GRACE_S s to stop, add up to $total s: over the $COMMAND_LIMIT_S s one device command may run"
+    # The GPU figures of issues 16 and 27, in one device command after setup: the four seed operators'
+    # exhaustive float32 sweeps through dml-direct on every core (each stopped at BENCH_LIMIT s), the
+    # float16 pair sweeps of BENCH_PAIRS through dml-direct (stopped at BENCH_LIMIT_PAIRS s: the pace
+    # and the per-chunk figures; `pairs` runs them longer), and the default cases through dml-wine
+    # (the worker's peak memory), then the tables (scripts/gpu/bench_table.py) of what the results
+    # files say. BENCH_SET picks the parts. The runs write into $G/bench; three files come back in
+    # $OUT (the lent machine hands back 8 at most), packed again after each run: bench.md, bench.log
+    # (every run's console output) and bench.tar.gz (the results files, their logs, the nvidia-smi samples).
+    local sweeps=("$HARNESS"/scripts/gpu/sweeps/*_float32.yaml) sweep op part
+    local set=${BENCH_SET:-f32 pairs cases} f32=0 pairs=0 cases=0
+    for part in ${set//,/ }; do
+        case $part in f32) f32=1 ;; pairs) pairs=1 ;; cases) cases=1 ;;
+            *) refuse "BENCH_SET: '$part' is none of f32, pairs, cases" ;; esac
+    done
+    local limit limit_pairs limit_cases
+    limit=$(seconds_of BENCH_LIMIT "${BENCH_LIMIT:-60}")
+    limit_pairs=$(seconds_of BENCH_LIMIT_PAIRS "${BENCH_LIMIT_PAIRS:-25}")
+    limit_cases=$(seconds_of BENCH_LIMIT_CASES "${BENCH_LIMIT_CASES:-100}")
+    # shellcheck disable=SC2086
+    pair_sweeps BENCH_PAIRS ${BENCH_PAIRS:-add divide}
+    [ "$f32" = 1 ] || sweeps=()
+    [ "$pairs" = 1 ] || PAIR_SWEEPS=()
+    local total=$(( ${#sweeps[@]} * (limit + RUN_GRACE_S) + ${#PAIR_SWEEPS[@]} * (limit_pairs + RUN_GRACE_S)
+                    + cases * (limit_cases + RUN_GRACE_S) ))
+    [ "$total" -le "$COMMAND_LIMIT_S" ] || refuse "bench: ${#sweeps[@]} float32 sweeps of BENCH_LIMIT=$limit s, ${#PAIR_SWEEPS[@]} pair sweeps of BENCH_LIMIT_PAIRS=$limit_pairs s$([ "$cases" = 1 ] && echo " and the cases' BENCH_LIMIT_CASES=$limit_cases s"), each with $RUN_GRACE_S s to stop, add up to $total s: over the $COMMAND_LIMIT_S s one device command may run (BENCH_SET=\"$set\"; run a part alone, or lower a limit)"
     [ -f "$G/env.sh" ] || fail "run setup first"
-    local out=${OUT:-$G/out} work=$G/bench
-    rm -rf "$work"; mkdir -p "$work" "$out"
+    local work=$G/bench
+    rm -rf "$work"; mkdir -p "$work" "${OUT:-$G/out}"
     {
         for sweep in "${sweeps[@]}"; do
             op=$(basename "$sweep" _float32.yaml)
-            OUT=$work RUN_LIMIT=$limit cmd_run "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
-                --backend dml-direct --jobs "$(nproc)" || true
+            timed_run "$work" bench "$limit" "bench-$op-f32" -- "scripts/gpu/sweeps/${op}_float32.yaml" \
+                --backend dml-direct --jobs "$(nproc)"
         done
-        OUT=$work RUN_LIMIT=$cases cmd_run bench-cases-dml-wine -- cases --backend dml-wine --feature-level 6_4 || true
+        run_pairs "$work" bench "$limit_pairs" bench- "${PAIR_SWEEPS[@]}"
+        [ "$cases" = 0 ] || timed_run "$work" bench "$limit_cases" bench-cases-dml-wine -- cases --backend dml-wine \
+            --feature-level 6_4
     } 2>&1 | tee "$work/bench.log" || say "bench: a run did not start (bench.log says why); packing what there is"
-    cp "$G"/logs/smi-bench-*.log "$work/" 2>/dev/null || true
-    "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "$out"
+    PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}"
+}
+
+cmd_pairs() {
+    # Issue 27: every (A, B) pair of float16 values of the binary operators' pair sweeps through
+    # dml-direct, each in quarters (scripts/gpu/make_pair_quarters.py) so a sweep stopped at its
+    # PAIRS_LIMIT keeps what it finished (a quarter cut short: a record with "partial"). The runs
+    # write into $G/pairs; pairs.md (bench_table.py's pair table), pairs.log and pairs.tar.gz come back.
+    local limit; limit=$(seconds_of PAIRS_LIMIT "${PAIRS_LIMIT:-150}")
+    pair_sweeps pairs "$@"
+    local n=${#PAIR_SWEEPS[@]} each=$(( limit + RUN_GRACE_S )) sweep
+    local fit=$(( COMMAND_LIMIT_S / each ))
+    [ "$fit" -gt 0 ] || refuse "pairs: PAIRS_LIMIT=$limit s with $RUN_GRACE_S s to stop is over the $COMMAND_LIMIT_S s one device command may run: at most $(( COMMAND_LIMIT_S - RUN_GRACE_S ))"
+    if [ "$n" -gt "$fit" ]; then
+        local calls="" i
+        for (( i = 0; i < n; i += fit )); do
+            calls+="${calls:+; }PAIRS_LIMIT=$limit bash scripts/gpu/device.sh pairs"
+            for sweep in "${PAIR_SWEEPS[@]:i:fit}"; do calls+=" $(pair_name "$sweep")"; done
+        done
+        refuse "pairs: $n sweeps of PAIRS_LIMIT=$limit s, each with $RUN_GRACE_S s to stop, add up to $(( n * each )) s: over the $COMMAND_LIMIT_S s one device command may run; split them over $(( (n + fit - 1) / fit )) calls: $calls"
+    fi
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    local work=$G/pairs
+    rm -rf "$work"; mkdir -p "$work" "${OUT:-$G/out}"
+    run_pairs "$work" pairs "$limit" "" "${PAIR_SWEEPS[@]}" 2>&1 | tee "$work/pairs.log" \
+        || say "pairs: a run did not start (pairs.log says why); packing what there is"
+    PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}" --name pairs
 }
 
 cmd_windows_setup() {
@@ -539,5 +635,6 @@ case $verb in
     bench) cmd_bench "$@" ;;
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    pairs) cmd_pairs "$@" ;;
+    *) sed -n "2,$(grep -n '^# How Wine reaches' "$0" | cut -d: -f1)p" "$0" | head -n -1; exit 2 ;;
 esac
