@@ -204,3 +204,21 @@ def test_pairs_hands_back_its_three_files(tmp_path):
     import tarfile
     with tarfile.open(out / "pairs.tar.gz") as archive:
         assert sorted(archive.getnames()) == sorted(p.name for p in folder.iterdir())
+
+
+def test_a_shipped_file_that_does_not_split_is_refused_naming_it(tmp_path, monkeypatch, capsys):
+    shipped = tmp_path / "float16_pairs"
+    shipped.mkdir()
+    (shipped / "element_wise_add_float16.yaml").write_text(
+        "operator: ELEMENT_WISE_ADD\ngroups:\n  - dtypes: [float16]\n    shapes: [auto]\n    inputs:\n"
+        "      - {kind: exhaustive_float16_pairs, start: 0, stop: 6}\n")
+    monkeypatch.setattr(make_pair_quarters, "SHIPPED", shipped)
+    monkeypatch.setattr(make_pair_quarters, "ROOT", tmp_path)
+    monkeypatch.setattr(make_pair_quarters, "OUT", tmp_path / "out")
+    assert make_pair_quarters.main(["--check"]) == 2
+    assert "float16_pairs/element_wise_add_float16.yaml: its pair indices" in capsys.readouterr().err
+    (shipped / "element_wise_add_float16.yaml").write_text(
+        "operator: ELEMENT_WISE_ADD\ngroups:\n  - dtypes: [float16]\n    shapes: [auto]\n    inputs:\n"
+        "      - {kind: exhaustive_float16_pairs, start: 0, stop: 8}\n      - {kind: exhaustive_float16_pairs}\n")
+    assert make_pair_quarters.main([]) == 2
+    assert "loads to 2 case(s)" in capsys.readouterr().err

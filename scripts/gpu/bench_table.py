@@ -80,8 +80,8 @@ def streams(log: str) -> list:
     """Each `stream` line of a log: its case id, chunks, elements, seconds and per-chunk medians (ms)."""
     found = []
     for match in STREAM.finditer(log):
-        medians = match["rest"].split("median ms:", 1)[1].split("; in all", 1)[0] if "median ms:" in match["rest"] else ""
-        figures = {key: re.search(pattern, medians.strip()) for key, pattern in MEDIANS.items()}
+        medians = match["rest"].partition("median ms:")[2].partition("; in all")[0].strip()
+        figures = {key: re.search(pattern, medians) for key, pattern in MEDIANS.items()}
         found.append({"id": match["id"], "chunks": int(match["chunks"].replace(",", "")),
                       "elements": int(match["elements"].replace(",", "")), "seconds": float(match["seconds"]),
                       **{key: float(m.group(1)) if m else None for key, m in figures.items()}})

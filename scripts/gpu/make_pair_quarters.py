@@ -44,7 +44,8 @@ def render(shipped: Path) -> str:
     case = cases[0]
     indices = inputs.bit_range(case.generator)
     if indices.step != 1 or len(indices) % QUARTERS:
-        raise Unfit(f"{shipped.relative_to(ROOT)}: its pair indices ({indices}) do not split in {QUARTERS} equal parts")
+        raise Unfit(f"{shipped.relative_to(ROOT)}: its pair indices ({indices}) do not split in {QUARTERS} "
+                    "equal parts")
     size = len(indices) // QUARTERS
     cuts = [indices.start + k * size for k in range(QUARTERS + 1)]
     params = {k: v for k, v in case.params.items() if v is not None}
