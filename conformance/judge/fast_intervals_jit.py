@@ -23,6 +23,9 @@ TINY = 2.0 ** -126  # smallest normal float32
 SUB = 2.0 ** -149  # smallest subnormal float32
 FLT_MAX = float(np.finfo(np.float32).max)
 SLACK = 2.0 ** -50  # intervals._DOUBLE_SLACK
+TINY16 = 2.0 ** -14  # smallest normal float16
+SUB16 = 2.0 ** -24  # smallest subnormal float16
+HALF_MAX = float(np.finfo(np.float16).max)
 
 
 # Each helper computes every case and selects (no branches: the elements' cases are mixed, and a
@@ -74,6 +77,48 @@ def _ceil32(v):
     nearest = _near32(v)
     up = _up32(nearest)
     return up if nearest < v else nearest
+
+
+@numba.njit(error_model="numpy")
+def _near16(v):
+    """float64(float16(v)) (numpy's correctly rounded conversion), as _near32: below the normal
+    range a multiple of 2**-24, above it the float64 bits rounded to 11 significant bits."""
+    small = np.rint(v * 2.0 ** 24) * SUB16
+    bits = float_bits(v)
+    rounded = bits_float((bits + 0x1FFFFFFFFFF + ((bits >> 42) & 1)) & ~0x3FFFFFFFFFF)
+    rounded = rounded if abs(rounded) < 2.0 ** 16 else np.copysign(np.inf, v)
+    rounded = rounded if abs(v) < np.inf else v
+    return small if abs(v) < TINY16 else rounded
+
+
+@numba.njit(error_model="numpy")
+def _down16(n):
+    """np.nextafter(float16(n), -inf) of a float16 value n, in float64."""
+    stepped = bits_float(float_bits(n) + (-(1 << 42) if n > 0 else (1 << 42)))
+    stepped = stepped if stepped > -(2.0 ** 16) else -np.inf
+    r = n - SUB16 if (n > -TINY16) & (n <= TINY16) else stepped
+    r = HALF_MAX if n == np.inf else r
+    return n if (n != n) | (n == -np.inf) else r
+
+
+@numba.njit(error_model="numpy")
+def _floor16(v):
+    nearest = _near16(v)
+    down = _down16(nearest)
+    return down if nearest > v else nearest
+
+
+@numba.njit(error_model="numpy")
+def _ceil16(v):
+    nearest = _near16(v)
+    up = -_down16(-nearest)
+    return up if nearest < v else nearest
+
+
+@numba.njit(error_model="numpy")
+def outward16(lo, hi):
+    """intervals.floor_to / ceil_to float16 of one element's ends (a value stored in a float16 tensor)."""
+    return _floor16(lo), _ceil16(hi)
 
 
 @numba.njit(error_model="numpy")
@@ -134,14 +179,33 @@ def enclosed(lo, hi, num):
     return flush_lo(lo, hi, num), flush_hi(lo, hi, num)
 
 
+@numba.njit(error_model="numpy")
+def enclosed_in(lo, hi, num, half, correctly_rounded):
+    """intervals.Evaluator._enclose of one element in FLOAT32 (half False) or FLOAT16 (half True:
+    no flushing; a correctly rounded primitive to nearest even, the others outward)."""
+    if not half:
+        return enclosed(lo, hi, num)
+    if correctly_rounded:
+        return _near16(lo), _near16(hi)
+    return _floor16(lo), _ceil16(hi)
+
+
+@numba.njit(error_model="numpy")
+def flushed_in(lo, hi, num, half):
+    """intervals.Evaluator._flush of one element's ends (FLOAT16 does not flush)."""
+    if half:
+        return lo, hi
+    return flush_lo(lo, hi, num), flush_hi(lo, hi, num)
+
+
 @numba.njit(inline="always")
-def add1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
-    """intervals.Evaluator._add of one element: (lo, hi, num, nan)."""
+def add1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, half=False):
+    """intervals.Evaluator._add of one element: (lo, hi, num, nan); half: in FLOAT16."""
     lo = _sum(a_lo, b_lo, -1.0)
     hi = _sum(a_hi, b_hi, 1.0)
     num = a_num & b_num
     opposite = ((a_hi == np.inf) & (b_lo == -np.inf)) | ((a_lo == -np.inf) & (b_hi == np.inf))
-    lo, hi = enclosed(-np.inf if lo != lo else lo, np.inf if hi != hi else hi, num)
+    lo, hi = enclosed_in(-np.inf if lo != lo else lo, np.inf if hi != hi else hi, num, half, True)
     return lo, hi, num, a_nan | b_nan | (num & opposite)
 
 
@@ -158,7 +222,7 @@ def _corner(value):
 
 
 @numba.njit(inline="always")
-def mul1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+def mul1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, half=False):
     """intervals.Evaluator._mul of one element."""
     c0, c1 = _corner(a_lo * b_lo), _corner(a_lo * b_hi)
     c2, c3 = _corner(a_hi * b_lo), _corner(a_hi * b_hi)
@@ -169,7 +233,7 @@ def mul1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
     zero_b = (b_lo <= 0) & (b_hi >= 0)
     inf_a = (a_hi == np.inf) | (a_lo == -np.inf)
     inf_b = (b_hi == np.inf) | (b_lo == -np.inf)
-    lo, hi = enclosed(lo, hi, num)
+    lo, hi = enclosed_in(lo, hi, num, half, True)
     return lo, hi, num, a_nan | b_nan | (num & ((zero_a & inf_b) | (zero_b & inf_a)))
 
 
@@ -190,11 +254,11 @@ def _union(lo, hi, num, other_lo, other_hi, other_num):
 
 
 @numba.njit(inline="always")
-def min_max1(a_lo, a_hi, an, a_nan, b_lo, b_hi, bn, b_nan, is_max, d3d):
-    """intervals.Evaluator._min_max of one element: operands flushed, then min or max, and under
-    the d3d NaN rule the union with either operand where the other may be NaN."""
-    alo, ahi = flush_lo(a_lo, a_hi, an), flush_hi(a_lo, a_hi, an)
-    blo, bhi = flush_lo(b_lo, b_hi, bn), flush_hi(b_lo, b_hi, bn)
+def min_max1(a_lo, a_hi, an, a_nan, b_lo, b_hi, bn, b_nan, is_max, d3d, half=False):
+    """intervals.Evaluator._min_max of one element: operands flushed (not in FLOAT16), then min or
+    max, and under the d3d NaN rule the union with either operand where the other may be NaN."""
+    alo, ahi = flushed_in(a_lo, a_hi, an, half)
+    blo, bhi = flushed_in(b_lo, b_hi, bn, half)
     both = an & bn
     if both:
         lo = maximum(alo, blo) if is_max else minimum(alo, blo)

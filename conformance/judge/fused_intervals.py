@@ -29,7 +29,7 @@ import numpy as np
 
 from conformance.judge import fast_intervals_jit as fij
 from conformance.judge import intervals
-from conformance.judge.intervals import FLOAT32, Values
+from conformance.judge.intervals import FLOAT16, FLOAT32, Values
 from conformance.judge.jit import numba
 from conformance.specs.primitives import Cond
 
@@ -52,6 +52,36 @@ def point(v):
     missing = v != v
     clean = 0.0 if missing else v
     return flushed(clean, clean, not missing, missing)
+
+
+@numba.njit(error_model="numpy")
+def flushed16(lo, hi, num, nan):
+    """Evaluator._flush (FLOAT16: nothing to flush)."""
+    return lo, hi, num, nan
+
+
+@numba.njit(error_model="numpy")
+def point16(v):
+    """Values.points of one input element (FLOAT16: not flushed)."""
+    missing = v != v
+    clean = 0.0 if missing else v
+    return clean, clean, not missing, missing
+
+
+@numba.njit(error_model="numpy")
+def stored16(lo, hi, num, nan):
+    """Evaluator._stored computing in float32 for a float16 tensor: either float16 neighbour."""
+    lo, hi = fij.outward16(lo, hi)
+    return lo, hi, num, nan
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def stored_union(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan):
+    """intervals.interval's union of a float16 tensor's two formats, in place in a: a (computed in
+    float32) stored to float16 outward, with b (computed in float16)."""
+    for i in range(a_lo.shape[0]):
+        lo, hi = fij.outward16(a_lo[i], a_hi[i])
+        a_lo[i], a_hi[i], a_num[i], a_nan[i] = union1(lo, hi, a_num[i], a_nan[i], b_lo[i], b_hi[i], b_num[i], b_nan[i])
 
 
 @numba.njit(error_model="numpy")
@@ -116,8 +146,10 @@ def _uses_x(node) -> bool:
 class _Kernel:
     """The source of one fused step: its leaves (array steps' results), constants and lines."""
 
-    def __init__(self, nan_rule):
-        self.d3d = nan_rule == "d3d"
+    def __init__(self, nan_rule, half=False, narrow=False, inputs=(None,)):
+        """half: computing in FLOAT16; narrow: in float32 for a float16 tensor (stored values are
+        rounded to float16); inputs: the names of the inputs x0, x1, ... (None: the only one)."""
+        self.d3d, self.half, self.narrow, self.inputs = nan_rule == "d3d", half, narrow, tuple(inputs)
         self.lines, self.leaves, self.constants, self.names = [], [], [], {}
 
     def value(self, node) -> str:
@@ -131,7 +163,9 @@ class _Kernel:
 
     def _expression(self, node) -> str:
         if node.op == "x":
-            return "point(np.float64(x[i]))"
+            k = self.inputs.index(node.info) if node.info in self.inputs else 0
+            column = "x" if len(self.inputs) == 1 else f"x{k}"
+            return f"{'point16' if self.half else 'point'}(np.float64({column}[i]))"
         if not _uses_x(node):
             self.constants.append(node)
             j = len(self.constants) - 1
@@ -144,8 +178,8 @@ class _Kernel:
         if node.op == "select":
             may_true, may_false = self._condition(node.args[0])
             return f"select1({may_true}, {may_false}, {_four(args[0])}, {_four(args[1])})"
-        if node.op == "stored":  # float32 values in a float32 tensor: kept
-            return _four(args[0])
+        if node.op == "stored":  # kept, unless computed in float32 for a float16 tensor
+            return f"stored16({_four(args[0])})" if self.narrow else _four(args[0])
         if node.op in _ROUNDING:
             f = _ROUNDING[node.op]
             return f"{f}({args[0]}_lo), {f}({args[0]}_hi), {args[0]}_num, {args[0]}_nan"
@@ -154,17 +188,21 @@ class _Kernel:
         if node.op == "sub":
             negated = f"n{len(self.lines)}"
             self.lines.append(f"{_four(negated)} = neg1({_four(args[1])})")
-            return f"fij.add1({_four(args[0])}, {_four(negated)})"
+            return f"fij.add1({_four(args[0])}, {_four(negated)}{self._half()})"
         if node.op in ("min", "max"):
-            return f"fij.min_max1({_four(args[0])}, {_four(args[1])}, {node.op == 'max'}, {self.d3d})"
-        return f"fij.{node.op}1({_four(args[0])}, {_four(args[1])})"
+            return f"fij.min_max1({_four(args[0])}, {_four(args[1])}, {node.op == 'max'}, {self.d3d}{self._half()})"
+        return f"fij.{node.op}1({_four(args[0])}, {_four(args[1])}{self._half()})"
+
+    def _half(self) -> str:
+        """The helpers' last argument in FLOAT16 (float32's sources stay as they were: their caches too)."""
+        return ", True" if self.half else ""
 
     def _condition(self, cond):
         """Evaluator._condition: each operand flushed, then the names of (may be true, may be false)."""
         names = []
         for arg in cond.args:
             name = f"f{len(self.lines)}"
-            self.lines.append(f"{_four(name)} = flushed({_four(self.value(arg))})")
+            self.lines.append(f"{_four(name)} = {'flushed16' if self.half else 'flushed'}({_four(self.value(arg))})")
             names.append(name)
         if cond.op == "is_nan":
             return f"{names[0]}_nan", f"{names[0]}_num"
@@ -184,8 +222,10 @@ class _Kernel:
         result = self.value(root)
         leaves = "".join(f"s{j}_lo, s{j}_hi, s{j}_num, s{j}_nan, " for j in range(len(self.leaves)))
         body = "\n".join(f"        {line}" for line in self.lines)
-        return (f"@numba.njit(nogil=True, cache=True, error_model='numpy')\n"
-                f"def kernel(x, {leaves}c, out_lo, out_hi, out_num, out_nan):\n"
+        inputs = "x, " if len(self.inputs) == 1 else "".join(f"x{k}, " for k in range(len(self.inputs)))
+        header = _HEADER16 if self.half or self.narrow else ""
+        return (f"{header}@numba.njit(nogil=True, cache=True, error_model='numpy')\n"
+                f"def kernel({inputs}{leaves}c, out_lo, out_hi, out_num, out_nan):\n"
                 f"    for i in range(out_lo.shape[0]):\n{body}\n"
                 f"        out_lo[i], out_hi[i], out_num[i], out_nan[i] = {_four(result)}\n")
 
@@ -198,9 +238,21 @@ def _four(name) -> str:
     return f"{name}_lo, {name}_hi, {name}_num, {name}_nan"
 
 
-_HEADER = ("import numpy as np\n\nfrom conformance.judge import fast_intervals_jit as fij\n"
+def _helpers_digest() -> str:
+    """The helpers' sources, named in every generated source: numba's cache checks a cached loop
+    against its own file only, so a loop built with other helpers (an upgrade, an edit) is not reused."""
+    digest = hashlib.sha256()
+    for path in (fij.__file__, __file__):
+        with open(path, "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+_HEADER = (f"# helpers {_helpers_digest()}\n"
+           "import numpy as np\n\nfrom conformance.judge import fast_intervals_jit as fij\n"
            "from conformance.judge.fused_intervals import (abs1, equal1, flushed, is_inf1, neg1, order1, point,\n"
            "                                               select1)\nfrom conformance.judge.jit import numba\n\n\n")
+_HEADER16 = "from conformance.judge.fused_intervals import flushed16, point16, stored16\n\n\n"
 _COMPILED = {}
 PACKAGE_CACHE = os.path.join(os.path.dirname(__file__), "__pycache__")
 _LOCK = threading.Lock()
@@ -259,11 +311,14 @@ def _compile(source: str):
 
 
 class Plan:
-    """A formula's steps: generated loops and array primitives, in the order they run."""
+    """A formula's steps in one computing format: generated loops and array primitives, in the order
+    they run. fmt: FLOAT32 or FLOAT16; tensor: the case's float type; inputs: the inputs' names in
+    order ((None,): one input)."""
 
-    def __init__(self, formula, nan_rule: str = "d3d"):
-        self.nan_rule = nan_rule
-        self.arrays = fij.Evaluator(nan_rule)  # the array steps (exp2, log2, ...)
+    def __init__(self, formula, nan_rule: str = "d3d", fmt=FLOAT32, tensor=np.float32, inputs=(None,)):
+        self.nan_rule, self.fmt, self.tensor, self.inputs = nan_rule, fmt, np.dtype(tensor), tuple(inputs)
+        # the array steps (exp2, log2, ...): compiled in float32, numpy's in float16
+        self.arrays = fij.Evaluator(nan_rule) if fmt == FLOAT32 else intervals.Evaluator(fmt, nan_rule, self.tensor)
         self.steps = []  # (kernel, leaf step indices, constants) or (node, argument step indices)
         self._add(formula)
 
@@ -273,7 +328,8 @@ class Plan:
             arguments = [self._add(a) for a in node.args]
             self.steps.append((node, arguments))
             return len(self.steps) - 1
-        kernel = _Kernel(self.nan_rule)
+        kernel = _Kernel(self.nan_rule, half=self.fmt == FLOAT16,
+                         narrow=self.tensor.itemsize < self.fmt.dtype.itemsize, inputs=self.inputs)
         source = kernel.source(node)
         leaves = [self._add_array(leaf) for leaf in kernel.leaves]
         constants = np.array([self._constant(c) for c in kernel.constants], dtype=np.float64).reshape(-1, 4)
@@ -286,19 +342,20 @@ class Plan:
         return len(self.steps) - 1
 
     def _constant(self, node):
-        v = intervals.Evaluator(FLOAT32, self.nan_rule).evaluate(node, Values.points(np.zeros(1)))
+        v = intervals.Evaluator(self.fmt, self.nan_rule, self.tensor).evaluate(node, Values.points(np.zeros(1)))
         return [v.lo[0], v.hi[0], float(v.num[0]), float(v.nan[0])]
 
     def evaluate(self, x) -> Values:
-        """The interval of each element of flat float32 x (at most a block's worth)."""
+        """The interval of each element of x: a tuple of flat float32 arrays (exact values of the
+        tensor type), one per input, at most a block's worth."""
         results = []
         for step in self.steps:
             if callable(step[0]):
                 kernel, leaves, constants = step
-                n = x.shape[0]
+                n = x[0].shape[0]
                 out = Values(np.empty(n), np.empty(n), np.empty(n, bool), np.empty(n, bool))
                 fields = [f for j in leaves for f in _fields(results[j])]
-                kernel(x, *fields, constants, out.lo, out.hi, out.num, out.nan)
+                kernel(*x, *fields, constants, out.lo, out.hi, out.num, out.nan)
             else:
                 node, arguments = step
                 args = [results[j] for j in arguments]
@@ -315,13 +372,13 @@ def _fields(v):
 _PLANS = {}
 
 
-def plan(formula, nan_rule: str) -> Plan:
-    key = (id(formula), nan_rule)
+def plan(formula, nan_rule: str, fmt=FLOAT32, tensor=np.float32, inputs=(None,)) -> Plan:
+    key = (id(formula), nan_rule, fmt.name, np.dtype(tensor).name, tuple(inputs))
     with _LOCK:
         found = _PLANS.get(key)
     if found is not None and found[0] is formula:
         return found[1]
-    made = Plan(formula, nan_rule)
+    made = Plan(formula, nan_rule, fmt, tensor, inputs)
     with _LOCK:
         if len(_PLANS) > 64:
             _PLANS.clear()
@@ -329,15 +386,31 @@ def plan(formula, nan_rule: str) -> Plan:
     return made
 
 
+def compiles(judge) -> bool:
+    """Whether bounds() evaluates this judge's intervals in compiled loops (a float32 or float16
+    formula), rather than through judge.bounds."""
+    return not judge.exact and judge.dtype.name in ("float32", "float16")
+
+
 def bounds(judge, x, expected):
-    """judge.bounds(x, expected) for a float32 judge of one input, flat float32 x."""
-    if judge.exact or judge.dtype != np.float32 or judge.names is not None:
+    """judge.bounds(x, expected) for flat x (a tuple of flat arrays for several inputs), in
+    blocks: each format the tensor type may be computed in (intervals.COMPUTED_IN), and for
+    float16 the float32 one stored outward, then the union, as intervals.interval does."""
+    if not compiles(judge):
         return judge.bounds(x, expected)
-    steps = plan(judge.formula, judge.nan_rule)
-    x = np.ascontiguousarray(np.asarray(x).reshape(-1), dtype=np.float32)
-    lo, hi, num, nan = np.empty(x.size), np.empty(x.size), np.empty(x.size, bool), np.empty(x.size, bool)
-    for start in range(0, x.size, BLOCK):
-        v = steps.evaluate(x[start:start + BLOCK])
+    tensor = judge.dtype
+    columns = tuple(np.ascontiguousarray(np.asarray(v).reshape(-1), dtype=tensor).astype(np.float32, copy=False)
+                    for v in (x if isinstance(x, tuple) else (x,)))
+    inputs = judge.names or (None,)
+    plans = [plan(judge.formula, judge.nan_rule, fmt, tensor, inputs) for fmt in intervals.COMPUTED_IN[tensor.name]]
+    n = columns[0].size
+    lo, hi, num, nan = np.empty(n), np.empty(n), np.empty(n, bool), np.empty(n, bool)
+    for start in range(0, n, BLOCK):
+        block = tuple(c[start:start + BLOCK] for c in columns)
+        v = plans[0].evaluate(block)
+        if len(plans) > 1:  # float16: computed in float32 and stored, or computed in float16
+            v = Values(*_fields(v))
+            stored_union(v.lo, v.hi, v.num, v.nan, *_fields(plans[1].evaluate(block)))
         end = start + v.lo.shape[0]
         lo[start:end], hi[start:end], num[start:end], nan[start:end] = v.lo, v.hi, v.num, v.nan
     return lo, hi, num, nan
