@@ -47,6 +47,17 @@ def flush_denormals(op, x, dtype, **params):
     return np.where(is_subnormal(result), np.copysign(np.zeros_like(result), result), result)
 
 
+def stores_half_toward_zero(op, x, dtype, **params):
+    """Computes in float32 and stores float16 rounded toward zero (what Direct3D's conversion rules
+    allow: about half of a float16 sweep's elements one ULP below the exactly rounded value)."""
+    single = np.asarray(oracle.reference(op, x, dtype, **params), dtype=np.float64).astype(np.float32)
+    if dtype != "float16":
+        return single.astype(dtype)
+    nearest = single.astype(np.float16)
+    away = np.isfinite(single) & (np.abs(nearest.astype(np.float32)) > np.abs(single))
+    return np.where(away, np.nextafter(nearest, np.float16(0)), nearest).astype(np.float16)
+
+
 def swallow_nan(op, x, dtype, **params):
     result = oracle.evaluate(op, x, dtype, **params)
     return np.where(np.isnan(result), np.zeros_like(result), result)

@@ -153,6 +153,36 @@ def test_the_verifier_splits_pairs_over_threads_as_compare_does(write_case_file)
     assert [count for low, _, count in whole.histogram["bins"] if low == 1] == [100]
 
 
+@pytest.mark.parametrize("operator,device", [
+    ("ELEMENT_WISE_ADD", "stores_half_toward_zero"), ("ELEMENT_WISE_DIVIDE", "stores_half_toward_zero"),
+    ("ELEMENT_WISE_MULTIPLY", "flush_denormals"), ("ELEMENT_WISE_SUBTRACT", "swallow_nan"),
+    ("ELEMENT_WISE_MIN", "all_zeros"), ("ELEMENT_WISE_ADD", "off_by_tolerance_plus_one"),
+    ("ELEMENT_WISE_DIVIDE", "off_by_tolerance"), ("ELEMENT_WISE_MAX", "ignores_second_input"),
+])
+@pytest.mark.parametrize("flush_allowed", [True, False])
+def test_compiled_analysis_of_bad_pairs_equals_compare(write_case_file, operator, device, flush_allowed):
+    """The bad elements of float16 pair chunks in the compiled passes (fast_analysis: flushing with the
+    oracle on flushed inputs, NaN, histogram, worst elements, d3d intervals and the float16 denormal
+    rule) give compare.compare's Comparison, field for field, over threads and chunks."""
+    import dataclasses
+
+    import faults
+    (case,) = pair_cases(write_case_file, operator=operator)
+    case = dataclasses.replace(case, flush_allowed=flush_allowed)
+    x = case.make_input()
+    with np.errstate(all="ignore"):
+        actual = getattr(faults, device)(case.op, x, case.dtype)
+    with fast.Verifier(jobs=2, chunk=8192, kernel="always") as verifier:
+        tally = fast.Tally(case.shape, case.dtype)
+        verifier.submit(tally, case, x, actual, 0)()
+        streamed = tally.result()
+    expected, reference, zeros = expected_for(case, x)
+    whole = compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros, reference, interval_judge(case))
+    assert streamed == whole
+    if device not in ("off_by_tolerance",):
+        assert whole.mismatches or whole.d3d["checked"], "the device must give the analysis something to do"
+
+
 def test_a_device_that_ignores_b_is_caught_and_its_worst_elements_show_both_inputs(write_case_file, monkeypatch,
                                                                                     tmp_path):
     monkeypatch.setattr(runner, "STREAM_CHUNK", 40_000)

@@ -125,6 +125,13 @@ class IntervalJudge:
         if self.range is not None:
             low, high = (float(v) for v in self.range)
             broken[~np.isnan(e) & (np.isnan(a) | (a < low) | (a > high))] = RULES.index("range")
+        broken[self.denormals_flushed(x, e, a)] = RULES.index("float16 denormal flushed")
+        return broken
+
+    def denormals_flushed(self, x, e, a) -> np.ndarray:
+        """Where a float16 result is zero for an exact value that is a float16 subnormal, and the
+        computation in float cannot give zero (float16 denormals are preserved)."""
+        broken = np.zeros(np.shape(a), dtype=bool)
         if self.dtype == np.float16 and not self.exact:
             tiny = float(np.finfo(np.float16).smallest_normal)
             flushed = (e != 0) & (np.abs(e) < tiny) & (a == 0)
@@ -132,7 +139,7 @@ class IntervalJudge:
                 in_float = intervals.interval(self.formula, take(x, flushed), "float16", self.nan_rule,
                                               formats=(intervals.FLOAT32,), names=self.names)
                 zero_allowed = in_float.num & (in_float.lo <= 0) & (in_float.hi >= 0)
-                broken[np.flatnonzero(flushed)[~zero_allowed]] = RULES.index("float16 denormal flushed")
+                broken[np.flatnonzero(flushed)[~zero_allowed]] = True
         return broken
 
 

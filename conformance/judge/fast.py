@@ -722,7 +722,7 @@ class _Span:
             # in the compiled passes where they apply (fast_analysis), else compare.compare.
             where, xs, expected, actual_s, reference = (operands.join(p) for p in zip(*self.bad))
             judge, accepted_zeros = interval_judge(case), zeros(case)
-            if self.kernel is not None and not operands.several(xs) and fast_analysis.applies(
+            if self.kernel is not None and fast_analysis.applies(
                     judge, expected, accepted_zeros):
                 parts.append(("full", offset, fast_analysis.compare(
                     self.kernel, xs, expected, actual_s, case.tolerance, case.flush_allowed, accepted_zeros,

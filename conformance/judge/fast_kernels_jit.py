@@ -279,12 +279,6 @@ def float16_table_stats(codes, actual_bits, reference_table, expected_table, dec
 # numpy pass per figure; conformance/judge/fast_analysis.py turns the figures into a Comparison.
 
 @numba.njit(inline="always")
-def _ordered32(bits):
-    magnitude = bits & 0x7FFFFFFF
-    return -magnitude if bits & 0x80000000 else magnitude
-
-
-@numba.njit(inline="always")
 def _keep_worst(keys, where, count, key, position):
     """Insert (key, position) into the kept worst, largest key first, earlier positions first among
     equal keys (argsort's stable order over ascending positions); -> the new count."""
@@ -301,22 +295,42 @@ def _keep_worst(keys, where, count, key, position):
     return min(count + 1, limit)
 
 
+@numba.njit(inline="always")
+def _ordered(bits, magnitude_mask):
+    magnitude = bits & magnitude_mask
+    return -magnitude if bits & (magnitude_mask + 1) else magnitude
+
+
 @numba.njit(**JIT)
-def float32_bad_stats(x_bits, expected_bits, actual_bits, actual, reference, tolerance, flush_allowed, zero_bits,
-                      histogram, worst_keys, worst, differing):
-    """compare.compare's ULP figures of float32 elements (the bad ones of a split): ->
+def subnormal_rows(x_bits, magnitude_mask, normal_bits, rows):
+    """rows[i] = 0 where one input's element i is subnormal, else -1 (float_bad_stats' candidates:
+    the one row f(+0), f(-0))."""
+    for i in range(x_bits.shape[0]):
+        magnitude = np.int64(x_bits[i]) & magnitude_mask
+        rows[i] = 0 if (magnitude != 0) & (magnitude < normal_bits) else -1
+
+
+@numba.njit(**JIT)
+def float_bad_stats(expected_bits, actual_bits, actual, reference, tolerance, flush_allowed, rows, candidates,
+                    magnitude_mask, inf_bits, normal_bits, mantissa_digits, min_exponent,
+                    histogram, worst_keys, worst, differing):
+    """compare.compare's ULP figures of float32 or float16 elements (the bad ones of a split; the layout
+    constants are fast_kernels.FLOAT_LAYOUT's, normal_bits the smallest normal's): ->
     (mismatches, NaN mismatches, flushed, max distance, max |fractional error| as float64 bits,
-    kept worst, elements differing from the exactly rounded value). Fills histogram (counted
-    elements by bit length), worst (positions, worst first) and differing (their positions)."""
+    kept worst, elements differing from the exactly rounded value). rows[i] >= 0 where an input of
+    element i is subnormal: candidates[rows[i]] are the bits of what the oracle gives with the
+    subnormal inputs flushed (one input: f(+0), f(-0); several: each set of them flushed). Fills
+    histogram (counted elements by bit length), worst (positions, worst first) and differing (their
+    positions)."""
     n = expected_bits.shape[0]
     mismatches = nan_mismatches = flushed_count = max_distance = kept = differ = 0
     max_fraction = np.int64(0)
     for i in range(n):
         e = np.int64(expected_bits[i])
         a = np.int64(actual_bits[i])
-        e_magnitude, a_magnitude = e & 0x7FFFFFFF, a & 0x7FFFFFFF
-        e_nan, a_nan = e_magnitude > 0x7F800000, a_magnitude > 0x7F800000
-        distance = 0 if (e_nan | a_nan) else abs(_ordered32(e) - _ordered32(a))
+        e_magnitude, a_magnitude = e & magnitude_mask, a & magnitude_mask
+        e_nan, a_nan = e_magnitude > inf_bits, a_magnitude > inf_bits
+        distance = 0 if (e_nan | a_nan) else abs(_ordered(e, magnitude_mask) - _ordered(a, magnitude_mask))
         nan_mismatch = e_nan != a_nan
         if (e_nan != a_nan) if (e_nan | a_nan) else distance != 0:
             differing[differ] = i
@@ -324,15 +338,15 @@ def float32_bad_stats(x_bits, expected_bits, actual_bits, actual, reference, tol
         bad = (distance > tolerance) | nan_mismatch
         flushed = False
         if flush_allowed and bad:
-            flushed = (e_magnitude != 0) & (e_magnitude < 0x00800000) & (a_magnitude == 0)
-            x_magnitude = np.int64(x_bits[i]) & 0x7FFFFFFF
-            if (x_magnitude != 0) & (x_magnitude < 0x00800000):
-                for k in range(zero_bits.shape[0]):
-                    z = zero_bits[k]
-                    z_magnitude = z & 0x7FFFFFFF
-                    z_nan = z_magnitude > 0x7F800000
-                    close = abs(_ordered32(z) - _ordered32(a)) <= tolerance
-                    close |= (z_magnitude != 0) & (z_magnitude < 0x00800000) & (a_magnitude == 0)
+            flushed = (e_magnitude != 0) & (e_magnitude < normal_bits) & (a_magnitude == 0)
+            row = rows[i]
+            if row >= 0:
+                for k in range(candidates.shape[1]):
+                    z = candidates[row, k]
+                    z_magnitude = z & magnitude_mask
+                    z_nan = z_magnitude > inf_bits
+                    close = abs(_ordered(z, magnitude_mask) - _ordered(a, magnitude_mask)) <= tolerance
+                    close |= (z_magnitude != 0) & (z_magnitude < normal_bits) & (a_magnitude == 0)
                     flushed |= (z_nan & a_nan) | (close & (not z_nan) & (not a_nan))
             if flushed:
                 bad = False
@@ -344,8 +358,8 @@ def float32_bad_stats(x_bits, expected_bits, actual_bits, actual, reference, tol
             t = np.float64(actual[i])
             r = reference[i]
             field = (np.float64(r).view(np.int64) >> 52) & 0x7FF
-            scale = 1023 + 23 - max(field - 1023, -126)
-            scale = 1023 + 24 if r == 0.0 else scale
+            scale = 1023 + mantissa_digits - 1 - max(field - 1023, min_exponent)
+            scale = 1023 + mantissa_digits if r == 0.0 else scale
             error_bits = np.float64((t - r) * np.int64(scale << 52).view(np.float64)).view(np.int64)
             error_bits &= 0x7FFFFFFFFFFFFFFF
             same = (t == r) | ((t != t) & (r != r))
@@ -364,12 +378,14 @@ def float32_bad_stats(x_bits, expected_bits, actual_bits, actual, reference, tol
 
 
 @numba.njit(**JIT)
-def float32_d3d_verdicts(x, expected, actual, reference, lo, hi, num, may_nan, keeps_sign, has_range, low, high,
-                         ratio, semantic, worst_keys, worst):
-    """judge.d3d.IntervalJudge.elements and compare.interval_summary's figures of float32 elements
-    with their bounds: -> (failed, outside, semantic, lowering-defined, all ratios finite, max ratio,
-    kept worst). Fills ratio and semantic (per element) and worst (failed elements, largest ratio first)."""
-    n = x.shape[0]
+def float_d3d_verdicts(expected, actual, reference, lo, hi, num, may_nan, keeps_sign, has_range, low, high,
+                       denormal_flushed, ratio, semantic, worst_keys, worst):
+    """judge.d3d.IntervalJudge.elements and compare.interval_summary's figures of float elements
+    (float32 values: a float16 tensor's, exactly) with their bounds: -> (failed, outside, semantic,
+    lowering-defined, all ratios finite, max ratio, kept worst). denormal_flushed: the elements that
+    break the float16 denormal rule (d3d.IntervalJudge.denormals_flushed). Fills ratio and semantic
+    (per element) and worst (failed elements, largest ratio first)."""
+    n = expected.shape[0]
     failed = outside = broken = lowering = kept = 0
     finite = True
     max_ratio = -np.inf
@@ -388,6 +404,8 @@ def float32_d3d_verdicts(x, expected, actual, reference, lo, hi, num, may_nan, k
             rule = 1
         if has_range and (e == e) and (a_nan | (a < low) | (a > high)):
             rule = 2
+        if denormal_flushed[i]:
+            rule = 3
         semantic[i] = rule
         half = (hi[i] - lo[i]) / 2
         middle = lo[i] + half
