@@ -24,7 +24,6 @@ def test_end_to_end_runs_conformance_and_the_provider_alone_on_the_same_inputs(c
         assert row["op"] == op and row["record"]["elements"] == row["elements"] == 1 << exponent
         assert row["record"]["generator"]["start"] == bench_end_to_end.WORKLOADS[row["workload"]]
         assert row["wall"] > row["run_seconds"] > 0 and row["provider"]["wall"] > row["provider"]["run_seconds"] > 0
-        assert row["ratio"] == row["provider"]["wall"] / row["wall"]
     assert passing["record"]["status"] == "pass" and passing["record"]["verdicts"] == {"d3d": "pass", "ulp": "pass"}
     assert passing["record"]["mismatches"] == 0
     # Every element is off the exact value; the subnormal inputs' zeros are allowed flushes, the
