@@ -85,6 +85,55 @@ def test_a_run_after_compile_loads_every_loop_and_compiles_none(tmp_path, jobs):
     assert after["compiled"] == 0 and after["loaded"] > 0, (without, after)
 
 
+PAIRS = textwrap.dedent("""\
+    operator: ELEMENT_WISE_DIVIDE
+    groups:
+      - dtypes: [float16]
+        shapes: [auto]
+        inputs:
+          - {kind: exhaustive_float16_pairs, start: 0x3c000000, stop: 0x3c200000}
+    """)
+
+# A chunk of the pair sweep through the compiled loops, a device one ULP off on every other element.
+VERIFY_PAIRS = textwrap.dedent("""\
+    import json, sys
+    import numpy as np
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset import inputs
+    from conformance.judge import fast, fast_kernels, fast_intervals_jit, fused_intervals
+    from conformance.judge.expected import expected_for
+    kernels = fast_kernels.load()
+    case = load_paths([sys.argv[1]])[0]
+    _, x = next(inputs.chunks(case.generator, case.dtype, case.shape, 1 << 20))
+    expected = expected_for(case, x)[0]
+    actual = expected.copy()
+    actual.view(np.uint16)[::2] += 1
+    with fast.Verifier(jobs=2, kernel="always") as verifier:
+        verifier.add_chunk(fast.Tally(case.shape, case.dtype), case, x, actual, 0)
+    dispatchers = [f for m in (kernels, fast_intervals_jit, fused_intervals) for f in vars(m).values()
+                   if hasattr(f, "stats") and hasattr(f.stats, "cache_misses")]
+    dispatchers += list(fused_intervals._COMPILED.values())
+    print(json.dumps({"compiled": sum(sum(d.stats.cache_misses.values()) for d in dispatchers),
+                      "loaded": sum(sum(d.stats.cache_hits.values()) for d in dispatchers)}))
+    """)
+
+
+def test_a_pair_sweep_after_compile_loads_every_loop_and_compiles_none(tmp_path):
+    """Pair sweeps (float16, two inputs) too: their fused intervals per input and format, and the
+    bad-element passes, are built by `conformance compile`, not by a sweep's first chunks."""
+    sweep = tmp_path / "divide.yaml"
+    sweep.write_text(PAIRS)
+    verify = tmp_path / "verify.py"
+    verify.write_text(VERIFY_PAIRS)
+    cold, warm = tmp_path / "cold", tmp_path / "warm"
+    out = _run(["-m", "conformance", "compile", str(sweep)], warm, tmp_path)
+    assert "compiled the loops of 1 operator, type and parameter sets" in out, out
+    without = json.loads(_run([str(verify), str(sweep)], cold, tmp_path).splitlines()[-1])
+    after = json.loads(_run([str(verify), str(sweep)], warm, tmp_path).splitlines()[-1])
+    assert without["compiled"] > 0, without
+    assert after["compiled"] == 0 and after["loaded"] > 0, after
+
+
 def test_the_code_generation_does_not_depend_on_what_was_imported_first(tmp_path):
     """numba keys its cache by the CPU features: a process that imports fused_intervals before
     fast_kernels.load() must choose the same ones as `conformance compile` (on an AVX-512 machine they

@@ -25,13 +25,20 @@ def kinds(cases) -> list:
     """One case per operator, type, NaN rule and parameter set that the compiled loops verify."""
     seen, chosen = set(), []
     for case in cases:
-        if case.dtype not in ("float32", "float16") or not fast.elementwise(case):
+        if case.dtype not in ("float32", "float16") or not (fast.elementwise(case) or _several(case)):
             continue
         key = (case.op, case.dtype, case.nan_rule, repr(sorted(case.params.items())))
         if key not in seen:
             seen.add(key)
             chosen.append(case)
     return chosen
+
+
+def _several(case) -> bool:
+    """An element-wise operator of several inputs with an output of their type (a pair sweep's)."""
+    from conformance import specs
+    spec = specs.get(case.op)
+    return spec.elementwise and spec.several_inputs and spec.output_dtype(case.dtype) == case.dtype
 
 
 def sample(dtype: str, n: int = ELEMENTS) -> np.ndarray:
@@ -58,12 +65,17 @@ def device_output(expected: np.ndarray) -> np.ndarray:
 def compile_one(case) -> str:
     """Verify a made-up tensor of case's kind through the compiled loops -> a line saying so."""
     x = sample(case.dtype)
-    made = dataclasses.replace(case, shape=x.shape, generator={"kind": "precompile"}, own_values=None)
+    if _several(case):  # every input the sample, each turned by a different amount
+        x = tuple(np.roll(x, 7919 * k) for k in range(len(case.inputs)))
+    made = dataclasses.replace(case, shape=(ELEMENTS,), generator={"kind": "precompile"}, own_values=None)
     with np.errstate(all="ignore"):
         expected = expected_for(made, x)[0]
     start = time.perf_counter()
     with fast.Verifier(jobs=1, kernel="always") as verifier:
-        verifier.check(made, x, device_output(expected))
+        if _several(case):
+            verifier.add_chunk(fast.Tally(made.shape, made.dtype), made, x, device_output(expected), 0)
+        else:
+            verifier.check(made, x, device_output(expected))
     return f"  {case.op} {case.dtype} {case.params}: {time.perf_counter() - start:.1f} s"
 
 
