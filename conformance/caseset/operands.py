@@ -27,11 +27,21 @@ def join(parts):
     return np.concatenate(parts)
 
 
+_UNSIGNED = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def is_subnormal(values) -> np.ndarray:
-    """Where float values are subnormal (nonzero and below the smallest normal)."""
+    """Where float values are subnormal (nonzero and below the smallest normal): on the bits (the
+    magnitude's, less one, below the smallest normal's: one integer pass, where float16 arithmetic
+    in numpy is an element at a time)."""
     values = np.asarray(values)
-    tiny = np.finfo(values.dtype).smallest_normal
-    return (values != 0) & (np.abs(values) < tiny)
+    if values.dtype.kind != "f" or values.dtype.itemsize not in _UNSIGNED:
+        tiny = np.finfo(values.dtype).smallest_normal
+        return (values != 0) & (np.abs(values) < tiny)
+    unsigned = _UNSIGNED[values.dtype.itemsize]
+    finfo = np.finfo(values.dtype)
+    magnitude = values.view(unsigned) & unsigned((1 << (8 * values.dtype.itemsize - 1)) - 1)
+    return magnitude - unsigned(1) < unsigned((1 << finfo.nmant) - 1)
 
 
 def subnormal(x) -> np.ndarray:

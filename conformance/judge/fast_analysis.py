@@ -69,7 +69,7 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
     differing = np.empty(n, np.int64)
     rows, candidates = _flush_candidates(kernels, x, zero_results if flush_allowed else None, bits)
     mismatches, nan_mismatches, flushed, max_distance, fraction_bits, kept, differ = kernels.float_bad_stats(
-        expected.view(bits), actual.view(bits), actual.astype(np.float32, copy=False), reference, tolerance,
+        expected.view(bits), actual.view(bits), as_float(actual), reference, tolerance,
         bool(flush_allowed), rows, candidates,
         mask, inf, _normal_bits(expected.dtype), digits, low, histogram, worst_keys, worst, differing)
     result = Comparison(
@@ -85,12 +85,13 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
         xs, es, acts, refs = (x, expected, actual, reference) if differ == n else \
             (operands.take(x, where), expected[where], actual[where], reference[where])
         lo, hi, num, may_nan = fused_intervals.bounds(judge, xs, es)
+        es, acts = as_float(es), as_float(acts)
         denormal = judge.denormals_flushed(xs, es, acts)
         ratio, semantic = np.empty(differ), np.empty(differ, np.int8)
         ratio_keys, failed_worst = np.empty(WORST_SHOWN), np.empty(WORST_SHOWN, np.int64)
         low, high = (float(v) for v in judge.range) if judge.range is not None else (0.0, 0.0)
         failed, outside, broken, lowering, finite, max_ratio, failed_kept = kernels.float_d3d_verdicts(
-            es.astype(np.float32, copy=False), acts.astype(np.float32, copy=False), refs,
+            es, acts, refs,
             np.ascontiguousarray(lo, np.float64), np.ascontiguousarray(hi, np.float64),
             np.ascontiguousarray(num, bool), np.ascontiguousarray(may_nan, bool), bool(judge.keeps_sign),
             judge.range is not None, low, high, denormal, ratio, semantic, ratio_keys, failed_worst)
@@ -103,6 +104,12 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
             item["lo"], item["hi"] = (jsonable(lo[k]), jsonable(hi[k])) if num[k] else (None, None)
     result.d3d = d3d
     return result
+
+
+def as_float(values):
+    """float values as the compiled loops read them: float32 as they are, float16 as float64 (exact,
+    and numpy converts float16 to float64 faster than to float32)."""
+    return values if values.dtype == np.float32 else values.astype(np.float64)
 
 
 def _normal_bits(dtype):

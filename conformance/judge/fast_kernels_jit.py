@@ -381,7 +381,7 @@ def float_bad_stats(expected_bits, actual_bits, actual, reference, tolerance, fl
 def float_d3d_verdicts(expected, actual, reference, lo, hi, num, may_nan, keeps_sign, has_range, low, high,
                        denormal_flushed, ratio, semantic, worst_keys, worst):
     """judge.d3d.IntervalJudge.elements and compare.interval_summary's figures of float elements
-    (float32 values: a float16 tensor's, exactly) with their bounds: -> (failed, outside, semantic,
+    (float32, or float64 holding a float16 tensor's values) with their bounds: -> (failed, outside, semantic,
     lowering-defined, all ratios finite, max ratio, kept worst). denormal_flushed: the elements that
     break the float16 denormal rule (d3d.IntervalJudge.denormals_flushed). Fills ratio and semantic
     (per element) and worst (failed elements, largest ratio first)."""
