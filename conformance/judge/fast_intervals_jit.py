@@ -221,6 +221,28 @@ def _corner(value):
     return 0.0 if value != value else value
 
 
+@numba.njit(error_model="numpy")
+def _signbit(v):
+    return float_bits(v) < 0
+
+
+@numba.njit(inline="always")
+def rcp1(a_lo, a_hi, a_num, a_nan, error, half=False):
+    """intervals.Evaluator._rcp of one element: 1/x of a set on one side of zero (a signed zero on
+    its side), else everything; widened by the relative error (plus float64's slack where the end
+    is not a power of two), enclosed outward."""
+    one_side = (a_lo == a_hi) | (a_lo > 0) | ((a_lo == 0) & (not _signbit(a_lo)) & (a_hi > 0)) \
+        | (a_hi < 0) | ((a_hi == 0) & _signbit(a_hi) & (a_lo < 0))
+    lo = 1.0 / a_hi if one_side else -np.inf
+    hi = 1.0 / a_lo if one_side else np.inf
+    error_lo = error + (0.0 if _power_of_two(a_hi) else SLACK)
+    error_hi = error + (0.0 if _power_of_two(a_lo) else SLACK)
+    lo = lo * (1.0 + error_lo) if lo < 0 else lo * (1.0 - error_lo)
+    hi = hi * (1.0 - error_hi) if hi < 0 else hi * (1.0 + error_hi)
+    lo, hi = enclosed_in(lo, hi, a_num, half, False)
+    return lo, hi, a_num, a_nan
+
+
 @numba.njit(inline="always")
 def mul1(a_lo, a_hi, a_num, a_nan, b_lo, b_hi, b_num, b_nan, half=False):
     """intervals.Evaluator._mul of one element."""

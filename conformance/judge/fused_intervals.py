@@ -2,13 +2,13 @@
 
 fast_intervals_jit compiles each primitive as a pass over arrays, and a Python tree walk strings
 the passes together: every node allocates arrays, and the walk holds the GIL between passes. Here
-the formula is cut into a few steps instead: each run of arithmetic (add, sub, neg, mul, abs, min,
-max, select and its conditions, floor, ceil, trunc, round_ne, stored) becomes one generated loop
+the formula is cut into a few steps instead: each run of arithmetic (add, sub, neg, mul, rcp, abs,
+min, max, select and its conditions, floor, ceil, trunc, round_ne, stored) becomes one generated loop
 that keeps every intermediate value in registers, element by element; the primitives that call a
-library function on whole arrays (exp2, log2, rcp, rsqrt, sqrt, a declared function) stay array
+library function on whole arrays (exp2, log2, rsqrt, sqrt, a declared function) stay array
 steps, done by fast_intervals_jit.Evaluator between the loops, on the values the loop before
 materialised. Each generated step is the same float64 operations in the same order as the numpy
-Evaluator (the one-element helpers below and fast_intervals_jit's add1, mul1, min_max1), so the
+Evaluator (the one-element helpers below and fast_intervals_jit's add1, mul1, rcp1, min_max1), so the
 bounds are the same bits (tests/test_speed_equivalence.py holds them to intervals.interval).
 
 A subtree without x is evaluated once, by intervals.Evaluator itself, and passed in as a constant.
@@ -33,7 +33,7 @@ from conformance.judge.intervals import FLOAT16, FLOAT32, Values
 from conformance.judge.jit import numba
 from conformance.specs.primitives import Cond
 
-FUSED = ("add", "sub", "neg", "mul", "abs", "min", "max", "select", "floor", "ceil", "trunc", "round_ne",
+FUSED = ("add", "sub", "neg", "mul", "rcp", "abs", "min", "max", "select", "floor", "ceil", "trunc", "round_ne",
          "stored")
 BLOCK = 1 << 16  # elements a step handles at a time: its arrays stay in the core's caches
 _ROUNDING = {"floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc", "round_ne": "np.rint"}
@@ -183,6 +183,9 @@ class _Kernel:
         if node.op in _ROUNDING:
             f = _ROUNDING[node.op]
             return f"{f}({args[0]}_lo), {f}({args[0]}_hi), {args[0]}_num, {args[0]}_nan"
+        if node.op == "rcp":
+            error = FLOAT16.transcendental if self.half else FLOAT32.transcendental
+            return f"fij.rcp1({_four(args[0])}, {error!r}{self._half()})"
         if node.op in ("neg", "abs"):
             return f"{node.op}1({_four(args[0])})"
         if node.op == "sub":

@@ -34,7 +34,8 @@
 #   bash scripts/gpu/device.sh pairs [OP ...]              the float16 pair sweeps in quarters (default: every
 #                                                          scripts/gpu/sweeps/*_float16_pairs.yaml; OP: add,
 #                                                          element_wise_add or ELEMENT_WISE_ADD) through dml-direct
-#                                                          on every core, PAIRS_LIMIT=S each (default 150); more
+#                                                          with PAIRS_JOBS verification threads (default half the
+#                                                          processors), PAIRS_LIMIT=S each (default 150); more
 #                                                          than one command may run is refused (exit 2, with the
 #                                                          calls to split them into); $OUT/pairs.md, pairs.log and
 #                                                          pairs.tar.gz, packed again after each sweep
@@ -521,11 +522,17 @@ timed_run() {  # timed_run WORK PACK LIMIT NAME -- ARGS: cmd_run into WORK, then
         --name "$pack" >/dev/null || say "$pack: the tables were not made (bench_table.py failed)"
 }
 
-run_pairs() {  # run_pairs WORK PACK LIMIT PREFIX SWEEP...: each pair sweep through dml-direct on every core
+# Verification threads of a pair sweep: PAIRS_JOBS, by default half the processors. Measured on the
+# lent H100 (scripts/gpu/verify_scaling.py, one 4 Mi-pair ADD chunk, 16 processors): 1, 2, 4, 8 and
+# 16 threads took 294, 172, 113, 65 and 88 ms; the worker that makes the inputs and the runner's input
+# thread share the machine with them.
+pairs_jobs() { echo "${PAIRS_JOBS:-$(( ($(nproc) + 1) / 2 ))}"; }
+
+run_pairs() {  # run_pairs WORK PACK LIMIT PREFIX SWEEP...: each pair sweep through dml-direct
     local work=$1 pack=$2 limit=$3 prefix=$4 sweep; shift 4
     for sweep in "$@"; do
         timed_run "$work" "$pack" "$limit" "$prefix$(basename "$sweep" _float16_pairs.yaml)-f16-pairs" -- \
-            "${sweep#"$HARNESS"/}" --backend dml-direct --jobs "$(nproc)"
+            "${sweep#"$HARNESS"/}" --backend dml-direct --jobs "$(pairs_jobs)"
     done
 }
 
