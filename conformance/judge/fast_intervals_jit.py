@@ -6,7 +6,7 @@ format with `_flush`, `_enclose`, `_add`, `_mul`, `_min`, `_max`, `_exp2` and `_
 pass doing the numpy version's operations in its order (no fast-math): fused_intervals runs the
 primitives that call a library function (exp2, log2, ...) through it, on whole arrays. The
 transcendental values themselves (np.exp2, np.expm1, np.log2) come from numpy, as in the numpy version;
-np.expm1 only where it is read. Rounding to float32 never uses a float32 operation (_near32): the
+np.expm1 only where it is read. Rounding to float32 never uses a float32 operation (_near): the
 processor's slow path for subnormals stays out of the loops.
 
 tests/test_speed_equivalence.py holds the bounds equal to intervals.interval's.
@@ -37,88 +37,57 @@ HALF_MAX = float(np.finfo(np.float16).max)
 # min_max1, which LLVM judges too large to inline (they stayed calls, and the loops ran up to 4x
 # slower), are inlined by numba, one level deep. Six formulas' loops: 53 s -> 12 s to compile from an
 # empty cache, the same speed, the same bits (performance.md).
+# A binary format's rounding constants: (fraction bits float64 has beyond it, smallest normal,
+# 1 / smallest subnormal, smallest subnormal, 2**(emax + 1), largest finite); numba folds them.
+F32 = (29, TINY, 2.0 ** 149, SUB, 2.0 ** 128, FLT_MAX)
+F16 = (42, TINY16, 2.0 ** 24, SUB16, 2.0 ** 16, HALF_MAX)
+
+
 @numba.njit(error_model="numpy")
-def _near32(v):
-    """float64(float32(v)) without a float32 operation (which LLVM may hoist out of a branch, and
-    which takes the processor's slow path when it makes a subnormal): below the normal range a
-    multiple of 2**-149, above it the float64 bits rounded to 24 significant bits, half to even."""
-    small = np.rint(v * 2.0 ** 149) * SUB
+def _near(v, f):
+    """float64(float32(v)) (f = F32) or float64(float16(v)) (F16, numpy's correctly rounded
+    conversion) without an operation in that format (which LLVM may hoist out of a branch, and which
+    takes the processor's slow path when it makes a subnormal): below the normal range a multiple of
+    the smallest subnormal, above it the float64 bits rounded to the format's significant bits, half
+    to even."""
+    drop, tiny, scale, sub, overflow, _ = f
+    small = np.rint(v * scale) * sub
     bits = float_bits(v)
-    rounded = bits_float((bits + 0x0FFFFFFF + ((bits >> 29) & 1)) & ~0x1FFFFFFF)
-    rounded = rounded if abs(rounded) < 2.0 ** 128 else np.copysign(np.inf, v)
+    rounded = bits_float((bits + ((1 << (drop - 1)) - 1) + ((bits >> drop) & 1)) & ~((1 << drop) - 1))
+    rounded = rounded if abs(rounded) < overflow else np.copysign(np.inf, v)
     rounded = rounded if abs(v) < np.inf else v  # NaN and the infinities stay
-    return small if abs(v) < TINY else rounded
+    return small if abs(v) < tiny else rounded
 
 
 @numba.njit(error_model="numpy")
-def _down32(n):
-    """np.nextafter(float32(n), -inf) of a float32 value n, in float64."""
-    stepped = bits_float(float_bits(n) + (-(1 << 29) if n > 0 else (1 << 29)))
-    stepped = stepped if stepped > -(2.0 ** 128) else -np.inf
-    r = n - SUB if (n > -TINY) & (n <= TINY) else stepped
-    r = FLT_MAX if n == np.inf else r
+def _down(n, f):
+    """np.nextafter(n, -inf) in the format of f, of a value n of that format, in float64."""
+    drop, tiny, _, sub, overflow, largest = f
+    stepped = bits_float(float_bits(n) + (-(1 << drop) if n > 0 else (1 << drop)))
+    stepped = stepped if stepped > -overflow else -np.inf
+    r = n - sub if (n > -tiny) & (n <= tiny) else stepped
+    r = largest if n == np.inf else r
     return n if (n != n) | (n == -np.inf) else r
 
 
 @numba.njit(error_model="numpy")
-def _up32(n):
-    return -_down32(-n)
-
-
-@numba.njit(error_model="numpy")
-def _floor32(v):
-    nearest = _near32(v)
-    down = _down32(nearest)
+def _floor(v, f):
+    nearest = _near(v, f)
+    down = _down(nearest, f)
     return down if nearest > v else nearest
 
 
 @numba.njit(error_model="numpy")
-def _ceil32(v):
-    nearest = _near32(v)
-    up = _up32(nearest)
-    return up if nearest < v else nearest
-
-
-@numba.njit(error_model="numpy")
-def _near16(v):
-    """float64(float16(v)) (numpy's correctly rounded conversion), as _near32: below the normal
-    range a multiple of 2**-24, above it the float64 bits rounded to 11 significant bits."""
-    small = np.rint(v * 2.0 ** 24) * SUB16
-    bits = float_bits(v)
-    rounded = bits_float((bits + 0x1FFFFFFFFFF + ((bits >> 42) & 1)) & ~0x3FFFFFFFFFF)
-    rounded = rounded if abs(rounded) < 2.0 ** 16 else np.copysign(np.inf, v)
-    rounded = rounded if abs(v) < np.inf else v
-    return small if abs(v) < TINY16 else rounded
-
-
-@numba.njit(error_model="numpy")
-def _down16(n):
-    """np.nextafter(float16(n), -inf) of a float16 value n, in float64."""
-    stepped = bits_float(float_bits(n) + (-(1 << 42) if n > 0 else (1 << 42)))
-    stepped = stepped if stepped > -(2.0 ** 16) else -np.inf
-    r = n - SUB16 if (n > -TINY16) & (n <= TINY16) else stepped
-    r = HALF_MAX if n == np.inf else r
-    return n if (n != n) | (n == -np.inf) else r
-
-
-@numba.njit(error_model="numpy")
-def _floor16(v):
-    nearest = _near16(v)
-    down = _down16(nearest)
-    return down if nearest > v else nearest
-
-
-@numba.njit(error_model="numpy")
-def _ceil16(v):
-    nearest = _near16(v)
-    up = -_down16(-nearest)
+def _ceil(v, f):
+    nearest = _near(v, f)
+    up = -_down(-nearest, f)
     return up if nearest < v else nearest
 
 
 @numba.njit(error_model="numpy")
 def outward16(lo, hi):
     """intervals.floor_to / ceil_to float16 of one element's ends (a value stored in a float16 tensor)."""
-    return _floor16(lo), _ceil16(hi)
+    return _floor(lo, F16), _ceil(hi, F16)
 
 
 @numba.njit(error_model="numpy")
@@ -175,7 +144,7 @@ def flush(lo, hi, num, out_lo, out_hi):
 @numba.njit(error_model="numpy")
 def enclosed(lo, hi, num):
     """intervals.Evaluator._enclose for FLOAT32 of one element: outward to float32, then flushed."""
-    lo, hi = _floor32(lo), _ceil32(hi)
+    lo, hi = _floor(lo, F32), _ceil(hi, F32)
     return flush_lo(lo, hi, num), flush_hi(lo, hi, num)
 
 
@@ -186,8 +155,8 @@ def enclosed_in(lo, hi, num, half, correctly_rounded):
     if not half:
         return enclosed(lo, hi, num)
     if correctly_rounded:
-        return _near16(lo), _near16(hi)
-    return _floor16(lo), _ceil16(hi)
+        return _near(lo, F16), _near(hi, F16)
+    return _floor(lo, F16), _ceil(hi, F16)
 
 
 @numba.njit(error_model="numpy")

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from conformance import specs  # noqa: E402
-from conformance.caseset import caseload
+from conformance.caseset import caseload  # noqa: E402
+import generated  # noqa: E402  (beside this script)
 
 OUT = ROOT / "sweeps" / "float16_every_parameter_set"
 SHAPES = ((65536,), (256, 256))  # rank 1, else rank 2, else (1, ..., 256, 256) at the operator's lowest float16 rank
@@ -129,17 +130,8 @@ def main() -> int:
     wanted = files()
     stale = sorted(set(OUT.glob("*.yaml")) - set(wanted)) if OUT.is_dir() else []
     if args.check:
-        bad = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text] + stale
-        for path in bad:
-            print(f"out of sync with cases/: {path.relative_to(ROOT)}", file=sys.stderr)
-        if bad:
-            print("rerun: python3 scripts/gpu/make_f16_sweeps.py", file=sys.stderr)
-        return 1 if bad else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for path in stale:
-        path.unlink()
-    for path, text in wanted.items():
-        path.write_text(text)
+        return generated.sync(wanted, stale, True, "cases/", "make_f16_sweeps.py", ROOT)
+    generated.sync(wanted, stale, False, "cases/", "make_f16_sweeps.py", ROOT)
     cases = caseload.load_paths([str(OUT)])
     print(f"{len(cases)} cases in {OUT.relative_to(ROOT)}: "
           + ", ".join(f"{op} {len(s)}" for op, s in collect().items()))

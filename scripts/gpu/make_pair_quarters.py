@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from conformance.caseset import caseload, inputs  # noqa: E402
 from make_f16_sweeps import value_yaml  # noqa: E402
+import generated  # noqa: E402  (beside this script)
 
 SHIPPED = ROOT / "sweeps" / "float16_pairs"
 OUT = ROOT / "scripts" / "gpu" / "sweeps"
@@ -84,16 +85,8 @@ def main(argv=None) -> int:
         return 2
     stale = sorted(set(OUT.glob(f"*{SUFFIX}")) - set(wanted))
     if args.check:
-        bad = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text] + stale
-        for path in bad:
-            print(f"out of sync with {SHIPPED.relative_to(ROOT)}/: {path.relative_to(ROOT)}", file=sys.stderr)
-        if bad:
-            print("rerun: python3 scripts/gpu/make_pair_quarters.py", file=sys.stderr)
-        return 1 if bad else 0
-    for path in stale:
-        path.unlink()
-    for path, text in wanted.items():
-        path.write_text(text)
+        return generated.sync(wanted, stale, True, f"{SHIPPED.relative_to(ROOT)}/", "make_pair_quarters.py", ROOT)
+    generated.sync(wanted, stale, False, f"{SHIPPED.relative_to(ROOT)}/", "make_pair_quarters.py", ROOT)
     print(f"{len(wanted)} quarter files in {OUT.relative_to(ROOT)}: "
           + ", ".join(p.name.removesuffix(SUFFIX) for p in wanted))
     return 0
