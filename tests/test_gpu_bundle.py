@@ -303,12 +303,8 @@ def test_bench_default_limits_fit_one_device_command(tmp_path):
 
 def at_pace(tmp_path: Path) -> Path:
     """The H100 bench's committed results (four float32 sweeps), unpacked as device.sh bench writes them."""
-    import gzip
-    folder = tmp_path / "bench"
-    folder.mkdir()
-    for path in (ROOT / "docs/gpu/sweeps-h100/at-pace").iterdir():
-        (folder / path.name.removesuffix(".gz")).write_bytes(gzip.decompress(path.read_bytes()))
-    return folder
+    from unpacked import unpacked
+    return unpacked(ROOT / "docs/gpu/sweeps-h100/at-pace", tmp_path / "bench")
 
 
 def test_target_met_needs_the_sweep_passed_as_well_as_the_time(tmp_path):

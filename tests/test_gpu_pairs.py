@@ -1,7 +1,6 @@
 """The float16 pair sweeps on the GPU (scripts/gpu): the quarter files against the shipped sweeps,
 `device.sh pairs` and `device.sh bench` refusing plans over one device command, and bench_table's
 pair figures from the H100's pair results (docs/gpu/pairs-h100)."""
-import gzip
 import json
 import subprocess
 import sys
@@ -9,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import specs
+from conformance import specs, statuses
 from conformance.caseset import inputs
 from conformance.caseset.caseload import load_paths
 
@@ -18,6 +17,7 @@ GPU = ROOT / "scripts" / "gpu"
 sys.path.insert(0, str(GPU))
 
 import make_pair_quarters  # noqa: E402
+from unpacked import unpacked  # noqa: E402
 
 # The issue's operators: the arithmetic ones and every comparison whose spec takes float16.
 ISSUE_OPERATORS = {"ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_DIVIDE",
@@ -108,11 +108,7 @@ def test_bench_includes_the_pair_sweeps_within_one_device_command(tmp_path):
 def h100_pairs(tmp_path: Path) -> Path:
     """The H100's ADD and DIVIDE pair results and logs (docs/gpu/pairs-h100, each cut short at 240 s
     in its second quarter by a runner that kept no record of it), unpacked as device.sh writes them."""
-    folder = tmp_path / "pairs"
-    folder.mkdir()
-    for path in (ROOT / "docs/gpu/pairs-h100").iterdir():
-        (folder / path.name.removesuffix(".gz")).write_bytes(gzip.decompress(path.read_bytes()))
-    return folder
+    return unpacked(ROOT / "docs/gpu/pairs-h100", tmp_path / "pairs")
 
 
 def test_bench_table_gives_the_pair_figures_of_the_h100_runs(tmp_path):
@@ -222,3 +218,23 @@ def test_a_shipped_file_that_does_not_split_is_refused_naming_it(tmp_path, monke
         "      - {kind: exhaustive_float16_pairs, start: 0, stop: 8}\n      - {kind: exhaustive_float16_pairs}\n")
     assert make_pair_quarters.main([]) == 2
     assert "loads to 2 case(s)" in capsys.readouterr().err
+
+
+def test_the_committed_h100_pair_sweeps_hold_every_pair_of_every_shipped_operator(tmp_path):
+    """docs/gpu/pairs-h100/at-pace: for each shipped pair sweep, all 2**32 pairs judged on the GPU (its
+    proof in the header), none cut short, none failing, and the runner's time the docs state."""
+    import bench_table
+    from conformance.run.results import read_results
+    folder = unpacked(ROOT / "docs/gpu/pairs-h100/at-pace", tmp_path / "at-pace")
+    seconds = {}
+    for shipped in shipped_files():
+        (case,) = load_paths([str(shipped)], 0)
+        results = folder / f"{case.op.lower()}-f16-pairs.jsonl"
+        header, records, _ = read_results(results)
+        assert header["gpu_proof"]["verdict"]["gpu"] is True and header["backend"] == "dml-direct", results.name
+        assert {r["op"] for r in records} == {case.op} and {r["status"] for r in records} == {statuses.PASS}
+        figures = bench_table.pair_row(results)
+        assert figures["verified"] == 1 << 32 and figures["cut_short"] == [], (results.name, figures["cut_short"])
+        seconds[case.op] = figures["seconds"]
+    assert max(seconds.values()) == seconds["ELEMENT_WISE_DIVIDE"] == 122.633  # the one over 120 s
+    assert sorted(seconds.values())[-2] <= 101.1
