@@ -1,6 +1,6 @@
 """`conformance bench`: the harness's speed, measured side by side (see conformance/cli/bench.py)."""
 
-SECTIONS = ("small-cases", "verification", "sweep", "end-to-end")  # bench's sections, --only's choices
+from conformance.cli.bench_sections import SECTIONS
 
 
 def register(subparsers):

@@ -60,7 +60,7 @@ print(json.dumps({"session_seconds": made - began, "run_seconds": run,
 def case_text(op: str, params: dict, start: int, exponent: int) -> str:
     """The case file of one workload: 2**exponent float32 bit patterns spread evenly over the
     2**FULL_EXPONENT from start."""
-    from conformance.cli.bench import sweep_file
+    from conformance.cli.bench_runs import sweep_file
     step = 1 << (FULL_EXPONENT - exponent)
     return sweep_file(op, params, f"{{kind: exhaustive_float32, start: {start:#x}, "
                                   f"stop: {start + (1 << FULL_EXPONENT):#x}, step: {step}}}")
@@ -90,7 +90,7 @@ def provider_alone(case_file: Path, threads: int) -> dict:
 def measure(op: str, params: dict, exponent: int, jobs: int, repeats: int, out=print) -> list:
     """Each workload at 2**exponent elements, `conformance run --jobs jobs` against the CPU provider
     alone on every usable core: the best of repeats of each side, interleaved."""
-    from conformance.cli.bench import conformance_run
+    from conformance.cli.bench_runs import conformance_run
     from conformance.judge.fast import usable_cpus
     rows = []
     for name, start in WORKLOADS.items():

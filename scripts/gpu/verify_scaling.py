@@ -28,7 +28,8 @@ def main(argv=None) -> int:
     from conformance.caseset.caseload import load_file
     from conformance.judge import fast
     parser = argparse.ArgumentParser()
-    parser.add_argument("cases", nargs="?", default=str(ROOT / "scripts/gpu/sweeps/element_wise_add_float16_pairs.yaml"))
+    parser.add_argument("cases", nargs="?", default=str(min((ROOT / "scripts/gpu/sweeps").glob("*_float16_pairs.yaml"))),
+                        help="a pair sweep's case file (default: the first of scripts/gpu/sweeps/)")
     parser.add_argument("--case", type=int, default=-1, help="which case of the file (default the last)")
     parser.add_argument("--jobs", default="1,2,4,8,16")
     parser.add_argument("--profile", action="store_true")
