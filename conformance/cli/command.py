@@ -15,6 +15,7 @@ _IMPORTED = time.perf_counter()  # a command's start, its imports included (the 
 
 from conformance import __version__, backends, featurelevels, specs
 from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, load_paths
+from conformance.caseset import shards
 from conformance.caseset.selection import choose
 from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable, write, write_reports
@@ -154,6 +155,8 @@ def build_parser():
                        help="what decides a case's status: d3d (default: each element within the interval "
                        "the Direct3D precision rules allow its formula) or ulp (WebNN's ULP tolerances); "
                        "every record carries both verdicts")
+        p.add_argument("--shard", metavar="K/N", help="only part K of N of the selected cases, balanced by their "
+                       "elements (the same parts on any machine); `conformance merge` joins the parts' results")
 
     run_p = sub.add_parser("run", help="run cases on a backend and judge them")
     case_options(run_p)
@@ -223,7 +226,14 @@ def _load_all(args):
 
 
 def _select(args, cases):
+    """The cases -k, --op, --smoke and --shard select; args.shard_entries: the header's record of the
+    shard (shards.take), {} without --shard."""
     cases = choose(cases, args.keyword, args.ops, args.smoke)
+    args.shard_entries = {}
+    if args.shard is not None and cases:
+        cases, args.shard_entries = shards.take(cases, args.shard)
+    elif args.shard is not None:
+        shards.parse(args.shard)  # a bad value is said before an empty selection
     for case in cases:
         if case.cut:  # said even under --quiet: the run is not the sweep the file asks for
             print(f"{case.source}: {case.id}: {case.cut}", file=sys.stderr)
@@ -304,7 +314,7 @@ def cmd_run(args) -> int:
     level = None if auto_level else featurelevels.normalise(args.feature_level)
     loaded = _load_all(args)
     cases = _select(args, loaded)
-    if not cases:
+    if not cases and not args.shard_entries:  # an empty part of a selection runs, for merge
         raise BadInput(_nothing_selected(args))
     jobs = _jobs(args.jobs)
     check_writable([("--results", args.results), ("--markdown", args.markdown), ("--json", args.json),
@@ -330,6 +340,7 @@ def cmd_run(args) -> int:
                   "results apart)", file=sys.stderr)
         header = runner.run_metadata(backend, level, args.seed, model=args.tolerance_model,
                                      case_files=runner.case_files(cases, loaded))
+        header.update(args.shard_entries)
         writer.write(header)
         bar = progress_bar(len(cases), enabled=not args.quiet)
         compiling.announcer = bar.write  # a first run's compiles are said, not a silent wait
