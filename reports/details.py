@@ -17,7 +17,9 @@ from conformance.judge.verdicts import deciding_model
 from reports.matrix import dtype_key
 
 KEYWORDS = {"and", "or", "not"}
-HIDDEN = {"case_files"}  # header keys for the rerun commands, not for a person to read
+# header keys for the rerun commands, and a sharded run's bookkeeping (conformance merge): not for a
+# person to read, and not to tell a merged run's report from one run's
+HIDDEN = {"case_files", "shard_positions", "merged_from"}
 MESSAGE_SHOWN = 160  # characters of a case's message that a table row shows
 
 

@@ -209,7 +209,8 @@ def build_parser():
     backends_p.set_defaults(handler=cmd_backends)
 
     from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
-    for module in (cli_reports, cli_bench, cli_lanes):  # report/diff/compare, bench, lane
+    from conformance.cli import merge_command as cli_merge
+    for module in (cli_reports, cli_merge, cli_bench, cli_lanes):  # report/diff/compare, merge, bench, lane
         module.register(sub)
     parser.commands = sub.choices  # name -> its parser, for _parse's messages
     return parser
