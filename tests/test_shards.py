@@ -86,17 +86,22 @@ def test_the_report_of_the_merged_run_is_the_report_of_one_run(runs):
         assert len(mine) == len(theirs)
 
 
-def test_every_case_in_exactly_one_part_balanced_by_elements():
+def test_every_case_in_exactly_one_part_balanced_by_cost_with_few_sessions():
     """Over every shipped case (9,000 and more, sweeps of 65,536 elements among them): the largest part
-    is within the largest case of the mean, and no part is empty."""
+    is within one group's cost of the mean, no part is empty, and an operator and data type's cases
+    stay together unless their group is more than a part's share (the sessions of the parts add up to
+    little more than one run's)."""
     cases = load_paths(None, 0, None, None, False)
-    costs = [shards.cost(case) for case in cases]
+    groups = {(case.op, case.dtype) for case in cases}
+    largest = max(shards.SESSION_COST + sum(shards.cost(c) for c in cases if (c.op, c.dtype) == group)
+                  for group in groups)
     for count in (2, 4, 7):
-        split = shards.partition(cases, count)
+        split, loads = shards.plan(cases, count)
         assert sorted(p for part in split for p in part) == list(range(len(cases)))
-        loads = [sum(costs[p] for p in part) for part in split]
-        assert max(loads) <= sum(costs) / count + max(costs), (count, loads)
-        assert all(part == sorted(part) for part in split)
+        assert all(part == sorted(part) for part in split) and all(split)
+        assert max(loads) <= sum(loads) / count + largest, (count, loads)
+        sessions = sum(len({(cases[p].op, cases[p].dtype) for p in part}) for part in split)
+        assert sessions <= len(groups) * 1.1, (count, sessions, len(groups))
 
 
 def test_the_parts_are_the_same_in_another_process_and_hash_seed(runs):
@@ -178,16 +183,20 @@ def test_a_file_that_is_not_a_part_is_refused(runs, tmp_path):
 
 def test_a_part_cut_short_is_refused_unless_partial_is_allowed(runs, tmp_path):
     """A shard killed midway: its header and first records, no footer (as the results writer leaves it)."""
-    lines = (runs / "part4.jsonl").read_text().splitlines(keepends=True)
-    cut = tmp_path / "part4-killed.jsonl"
-    cut.write_text("".join(lines[:60]))
+    whole_parts = parts(runs)
+    longest = max(whole_parts, key=lambda path: len(path.read_text().splitlines()))
+    lines = longest.read_text().splitlines(keepends=True)
+    cut = tmp_path / f"{longest.stem}-killed.jsonl"
+    cut.write_text("".join(lines[:len(lines) // 2]))
     kept = len(read_results(cut)[1])
-    done, out = merged(runs, *parts(runs)[:3], cut)
+    others = [path for path in whole_parts if path != longest]
+    done, out = merged(runs, *others, cut)
     assert "partial" in refused(done, out, str(cut))
-    done, out = merged(runs, *parts(runs)[:3], cut, extra=["--allow-partial"])
+    done, out = merged(runs, *others, cut, extra=["--allow-partial"])
     assert done.returncode in (0, 1), done.stderr
     _, records, footer = read_results(out)
-    assert footer["interrupted"] and footer["cases"] == len(records) == 3 + kept
+    assert footer["interrupted"] and 0 < kept < len(lines) - 2
+    assert footer["cases"] == len(records) == sum(len(read_results(p)[1]) for p in others) + kept
     whole = [r["id"] for r in read_results(runs / "whole.jsonl")[1]]
     ids = [r["id"] for r in records]
     assert ids == [i for i in whole if i in set(ids)]  # the selection's order
