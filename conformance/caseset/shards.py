@@ -14,6 +14,7 @@ how `conformance merge` puts the parts' records back in the order one unsharded 
 """
 import hashlib
 import heapq
+import json
 import re
 
 from conformance.errors import BadInput
@@ -82,11 +83,11 @@ def digest(cases) -> str:
     """The selection, named: sha256 of every case's id and parameters (as its record describes it:
     shape, generator, tolerance, flush, seed...), in the selection's order. The file:line a case
     comes from is left out, so that the same cases from another checkout are the same set."""
-    from conformance.run.results import encode
     hasher = hashlib.sha256()
     for case in cases:
         described = {key: value for key, value in case.describe().items() if key != "source"}
-        hasher.update(encode(described).encode("utf-8") + b"\n")
+        # sorted keys, Python's float repr (NaN and the infinities by name): the same text anywhere
+        hasher.update(json.dumps(described, sort_keys=True, default=str).encode("utf-8") + b"\n")
     return "sha256:" + hasher.hexdigest()
 
 
