@@ -5,7 +5,7 @@
 """
 from conformance import statuses
 from conformance.cli import exitcodes
-from conformance.cli.outputs import check_writable, write, write_reports
+from conformance.cli.outputs import add_report_options, check_writable, report_outputs, write, write_reports
 from conformance.errors import BadInput
 
 
@@ -14,9 +14,7 @@ def register(subparsers):
                                   "results file, as one run of every case writes it")
     merge.add_argument("parts", nargs="+", metavar="PART", help="the results file of each shard, in any order")
     merge.add_argument("--results", required=True, help="write the merged JSON lines here")
-    merge.add_argument("--markdown", help="write the markdown report here")
-    merge.add_argument("--html", help="write the HTML report here")
-    merge.add_argument("--junit", help="write JUnit XML here")
+    add_report_options(merge)
     merge.add_argument("--allow-partial", action="store_true",
                        help="merge parts cut short (interrupted, killed) with what they hold; the merged footer "
                        "then says interrupted")
@@ -29,8 +27,7 @@ def cmd_merge(args) -> int:
     from reports import summary
     if str(args.results).endswith(".gz"):
         raise BadInput(f"--results {args.results}: merge writes plain JSON lines; gzip the file afterwards")
-    check_writable([("--results", args.results), ("--markdown", args.markdown), ("--html", args.html),
-                    ("--junit", args.junit)])
+    check_writable([("--results", args.results), *report_outputs(args)])
     header, records, footer = merge(args.parts, allow_partial=args.allow_partial)
     write(args.results, "".join(encode(line) + "\n" for line in [header, *records, footer]))
     print(summary.text(header, records, footer))

@@ -9,6 +9,21 @@ from pathlib import Path
 from conformance.errors import BadInput
 
 
+REPORTS = (("html", "write the HTML report here"), ("markdown", "write the markdown report here"),
+           ("junit", "write JUnit XML here"))
+
+
+def add_report_options(parser):
+    """--html, --markdown and --junit: the reports write_reports writes from a run's results."""
+    for name, text in REPORTS:
+        parser.add_argument(f"--{name}", help=text)
+
+
+def report_outputs(args) -> list:
+    """[(option, path)] of the reports asked for, for check_writable."""
+    return [(f"--{name}", getattr(args, name, None)) for name, _ in REPORTS]
+
+
 def check_writable(files=(), folders=()):
     """files, folders: (option, path) pairs; a path of None is skipped. Creates nothing. A folder
     given as a symbolic link is refused: as root, a link planted in a shared folder (/tmp) would send

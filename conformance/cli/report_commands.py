@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from conformance.cli import exitcodes
-from conformance.cli.outputs import check_writable, write, write_reports
+from conformance.cli.outputs import add_report_options, check_writable, report_outputs, write, write_reports
 from conformance.errors import BadInput
 from conformance.run.results import partial, read_results
 
@@ -23,9 +23,7 @@ def register(subparsers):
 
     report = subparsers.add_parser("report", help="render reports from a saved results file")
     report.add_argument("results", help="a JSON lines results file (conformance run --results)")
-    report.add_argument("--html", help="write the HTML report here")
-    report.add_argument("--markdown", help="write the markdown report here")
-    report.add_argument("--junit", help="write JUnit XML here")
+    add_report_options(report)
     report.set_defaults(handler=cmd_report)
 
     diff = subparsers.add_parser("diff", help="cases whose status or max ULP changed between two runs "
@@ -68,7 +66,7 @@ def _read(path):
 
 
 def _check_outputs(args):
-    check_writable([(f"--{name}", getattr(args, name, None)) for name in ("html", "markdown", "junit")])
+    check_writable(report_outputs(args))
 
 
 def cmd_report(args) -> int:

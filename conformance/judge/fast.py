@@ -698,7 +698,7 @@ class _Span:
         """The oracle's values, compared in the compiled loop."""
         bits, mask, inf, digits, low = fast_kernels.FLOAT_LAYOUT[self.dtype]
         self.keep(begin, xs, actual_s, self.kernel.float_stats(
-            expected.view(bits), actual_s.view(bits), fast_analysis.as_float(actual_s), reference,
+            expected.view(bits), actual_s.view(bits), fast_kernels.as_float(actual_s), reference,
             0, mask, inf, digits, low, self.histogram, self.scratch, self.positions),
             lambda where: (expected[where], reference[where]))
 

@@ -17,37 +17,31 @@ from conformance.caseset import operands
 from conformance.judge.compare import (WORST_SHOWN, Comparison, bit_patterns, empty_interval_summary, histogram_bins,
                                        jsonable)
 from conformance.judge.d3d import RULES
-from conformance.judge.fast_kernels import FLOAT_LAYOUT
+from conformance.judge.fast_kernels import FLOAT_LAYOUT, as_float
 from conformance.judge.ulp import ulp_distance
 
 _INT64_MAX = np.iinfo(np.int64).max
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 
 def applies(judge, expected, zero_results) -> bool:
     """float32 or float16 elements, judged (or not) in their own type, with f(+-0) (one input) or a
     function of the flushed inputs (several) in that type."""
-    if expected.dtype not in _FLOATS or (judge is not None and judge.dtype != expected.dtype):
+    if expected.dtype not in FLOAT_LAYOUT or (judge is not None and judge.dtype != expected.dtype):
         return False
     return zero_results is None or callable(zero_results) or all(np.asarray(z).dtype == expected.dtype
                                                                   for z in zero_results)
 
 
-def _flush_candidates(kernels, x, zero_results, bits):
+def _flush_candidates(x, zero_results, bits):
     """(rows, candidates) of float_bad_stats: for each element with a subnormal input, the bits of
     the oracle's answers with the subnormal inputs flushed."""
     n = x[0].size if operands.several(x) else x.size
     rows = np.full(n, -1, np.int64)
     if zero_results is None:
         return rows, np.zeros((1, 1), np.int64)
-    if not callable(zero_results):  # one input: f(+0) and f(-0)
-        candidates = np.array([[np.asarray(z).view(bits) for z in zero_results]], dtype=np.int64)
-        if x.dtype in _FLOATS:
-            kernels.subnormal_rows(x.view(FLOAT_LAYOUT[x.dtype][0]), FLOAT_LAYOUT[x.dtype][1], _normal_bits(x.dtype),
-                                   rows)
-        else:
-            rows[operands.subnormal(x)] = 0
-        return rows, candidates
+    if not callable(zero_results):  # one input: f(+0) and f(-0), the one row of candidates
+        rows[operands.subnormal(x)] = 0
+        return rows, np.array([[np.asarray(z).view(bits) for z in zero_results]], dtype=np.int64)
     inside = np.flatnonzero(operands.subnormal(x))
     if not inside.size:
         return rows, np.zeros((1, 1), np.int64)
@@ -67,7 +61,7 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
     histogram = np.zeros(64, dtype=np.int64)
     worst_keys, worst = np.empty(WORST_SHOWN, np.int64), np.empty(WORST_SHOWN, np.int64)
     differing = np.empty(n, np.int64)
-    rows, candidates = _flush_candidates(kernels, x, zero_results if flush_allowed else None, bits)
+    rows, candidates = _flush_candidates(x, zero_results if flush_allowed else None, bits)
     mismatches, nan_mismatches, flushed, max_distance, fraction_bits, kept, differ = kernels.float_bad_stats(
         expected.view(bits), actual.view(bits), as_float(actual), reference, tolerance,
         bool(flush_allowed), rows, candidates,
@@ -104,12 +98,6 @@ def compare(kernels, x, expected, actual, tolerance, flush_allowed, zero_results
             item["lo"], item["hi"] = (jsonable(lo[k]), jsonable(hi[k])) if num[k] else (None, None)
     result.d3d = d3d
     return result
-
-
-def as_float(values):
-    """float values as the compiled loops read them: float32 as they are, float16 as float64 (exact,
-    and numpy converts float16 to float64 faster than to float32)."""
-    return values if values.dtype == np.float32 else values.astype(np.float64)
 
 
 def _normal_bits(dtype):

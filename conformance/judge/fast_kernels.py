@@ -32,6 +32,14 @@ AVAILABLE = importlib.util.find_spec("numba") is not None
 FLOAT_LAYOUT = {np.dtype("float32"): (np.uint32, 0x7FFFFFFF, 0x7F800000, 24, -126),
                 np.dtype("float16"): (np.uint16, 0x7FFF, 0x7C00, 11, -14)}
 
+
+
+def as_float(values):
+    """float values as the compiled loops read them: float32 as they are, float16 as float64 (exact,
+    and numpy converts float16 to float64 faster than to float32)."""
+    return values if values.dtype == np.float32 else values.astype(np.float64)
+
+
 _module = None
 _lock = threading.Lock()
 

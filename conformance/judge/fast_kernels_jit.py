@@ -302,15 +302,6 @@ def _ordered(bits, magnitude_mask):
 
 
 @numba.njit(**JIT)
-def subnormal_rows(x_bits, magnitude_mask, normal_bits, rows):
-    """rows[i] = 0 where one input's element i is subnormal, else -1 (float_bad_stats' candidates:
-    the one row f(+0), f(-0))."""
-    for i in range(x_bits.shape[0]):
-        magnitude = np.int64(x_bits[i]) & magnitude_mask
-        rows[i] = 0 if (magnitude != 0) & (magnitude < normal_bits) else -1
-
-
-@numba.njit(**JIT)
 def float_bad_stats(expected_bits, actual_bits, actual, reference, tolerance, flush_allowed, rows, candidates,
                     magnitude_mask, inf_bits, normal_bits, mantissa_digits, min_exponent,
                     histogram, worst_keys, worst, differing):

@@ -29,6 +29,7 @@ import numpy as np
 
 from conformance.judge import fast_intervals_jit as fij
 from conformance.judge import intervals
+from conformance.judge.fast_kernels import FLOAT_LAYOUT, as_float
 from conformance.judge.intervals import FLOAT16, FLOAT32, Values
 from conformance.judge.jit import numba
 from conformance.specs.primitives import Cond
@@ -392,7 +393,7 @@ def plan(formula, nan_rule: str, fmt=FLOAT32, tensor=np.float32, inputs=(None,))
 def compiles(judge) -> bool:
     """Whether bounds() evaluates this judge's intervals in compiled loops (a float32 or float16
     formula), rather than through judge.bounds."""
-    return not judge.exact and judge.dtype.name in ("float32", "float16")
+    return not judge.exact and judge.dtype in FLOAT_LAYOUT
 
 
 def bounds(judge, x, expected):
@@ -402,9 +403,8 @@ def bounds(judge, x, expected):
     if not compiles(judge):
         return judge.bounds(x, expected)
     tensor = judge.dtype
-    # float32 as it is; float16 as float64 (exact, and numpy's fastest conversion of float16)
-    columns = tuple(np.ascontiguousarray(np.asarray(v).reshape(-1), dtype=tensor).astype(
-        np.float32 if tensor == np.float32 else np.float64, copy=False) for v in (x if isinstance(x, tuple) else (x,)))
+    columns = tuple(as_float(np.ascontiguousarray(np.asarray(v).reshape(-1), dtype=tensor))
+                    for v in (x if isinstance(x, tuple) else (x,)))
     inputs = judge.names or (None,)
     plans = [plan(judge.formula, judge.nan_rule, fmt, tensor, inputs) for fmt in intervals.COMPUTED_IN[tensor.name]]
     n = columns[0].size

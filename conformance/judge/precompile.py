@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from conformance import specs
 from conformance.judge import fast, fast_kernels
 from conformance.judge.expected import expected_for
 
@@ -25,7 +26,7 @@ def kinds(cases) -> list:
     """One case per operator, type, NaN rule and parameter set that the compiled loops verify."""
     seen, chosen = set(), []
     for case in cases:
-        if case.dtype not in ("float32", "float16") or not (fast.elementwise(case) or _several(case)):
+        if case.dtype not in ("float32", "float16") or not _compiled(case):
             continue
         key = (case.op, case.dtype, case.nan_rule, repr(sorted(case.params.items())))
         if key not in seen:
@@ -34,11 +35,11 @@ def kinds(cases) -> list:
     return chosen
 
 
-def _several(case) -> bool:
-    """An element-wise operator of several inputs with an output of their type (a pair sweep's)."""
-    from conformance import specs
+def _compiled(case) -> bool:
+    """An element-wise operator, of one input or several (a pair sweep's), with an output of its
+    input's type: what the compiled loops verify."""
     spec = specs.get(case.op)
-    return spec.elementwise and spec.several_inputs and spec.output_dtype(case.dtype) == case.dtype
+    return spec.elementwise and spec.output_dtype(case.dtype) == case.dtype
 
 
 def sample(dtype: str, n: int = ELEMENTS) -> np.ndarray:
@@ -65,14 +66,14 @@ def device_output(expected: np.ndarray) -> np.ndarray:
 def compile_one(case) -> str:
     """Verify a made-up tensor of case's kind through the compiled loops -> a line saying so."""
     x = sample(case.dtype)
-    if _several(case):  # every input the sample, each turned by a different amount
+    if case.several:  # every input the sample, each turned by a different amount
         x = tuple(np.roll(x, 7919 * k) for k in range(len(case.inputs)))
     made = dataclasses.replace(case, shape=(ELEMENTS,), generator={"kind": "precompile"}, own_values=None)
     with np.errstate(all="ignore"):
         expected = expected_for(made, x)[0]
     start = time.perf_counter()
     with fast.Verifier(jobs=1, kernel="always") as verifier:
-        if _several(case):
+        if case.several:
             verifier.add_chunk(fast.Tally(made.shape, made.dtype), made, x, device_output(expected), 0)
         else:
             verifier.check(made, x, device_output(expected))
