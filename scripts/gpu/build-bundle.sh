@@ -71,6 +71,12 @@ ROOT_PACKAGES="wine wine64 libwine xvfb xauth libvulkan1 vulkan-tools"
 ROOT_RECIPE="format=4 suite=$SUITE packages=$ROOT_PACKAGES trim=docs,dri,llvm,z3 strip=pe-debug"
 # Linux wheels for the GPU machine's Python 3.12 that its image lacks (name==version).
 LINUX_WHEELS="jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==0.30.0"
+# Distributed runs (conformance run --dask, conformance dask-worker: docs/many-machines.md): Dask's
+# scheduler and workers with their dependencies, and cryptography for their TLS (resolved here for cp312).
+DISTRIBUTED_WHEELS="dask==2026.8.0 distributed==2026.8.0 cloudpickle==3.1.3 msgpack==1.2.4 tornado==6.6.1
+    toolz==1.2.0 psutil==7.2.2 zict==3.0.0 tblib==3.2.2 sortedcontainers==2.4.0 locket==1.0.0 partd==1.4.2
+    fsspec==2026.9.0 click==8.5.1 packaging==26.4 importlib_metadata==10.2.0 zipp==4.1.2 lazy_importer==0.1.0
+    cryptography==50.0.2 cffi==2.1.1 pycparser==3.12 jinja2==3.1.6 markupsafe==3.0.4"
 WEBGPU_PIN=$(sed -n 's/^PIN = "\([^"]*\)".*/\1/p' "$ROOT/conformance/backends/webgpu.py")  # the backend's pin
 WEBGPU_WHEEL=${WEBGPU_WHEEL:-onnxruntime-webgpu==$WEBGPU_PIN}
 # shellcheck source=../dml_wine/releases.sh
@@ -359,7 +365,7 @@ done
 PIP=${PIP:-python3 -m pip}
 WHEEL_CACHE=$CACHE/wheels
 mkdir -p "$WHEEL_CACHE"
-for spec in $LINUX_WHEELS $JIT_WHEELS $WEBGPU_WHEEL; do
+for spec in $LINUX_WHEELS $DISTRIBUTED_WHEELS $JIT_WHEELS $WEBGPU_WHEEL; do
     name=${spec%%==*}; version=${spec##*==}
     pattern="$(echo "$name" | tr '-' '_')-$version-"
     if ! ls "$WHEEL_CACHE"/"$pattern"*.whl >/dev/null 2>&1; then
