@@ -1,4 +1,6 @@
 """`conformance bench` works end to end on small sizes (no timing is asserted)."""
+from pathlib import Path
+
 from conformance.cli import bench
 from conformance.cli.command import build_parser
 
@@ -141,3 +143,70 @@ def test_the_gpu_table_says_which_targets_the_results_files_meet(tmp_path, capsy
     assert rows["small-worker"].endswith("| 2.1 GiB | fail 1, pass 1 | yes |"), rows["small-worker"]
     assert rows["big-worker"].endswith("| 4.6 GiB | fail 1, pass 1 | NO |"), rows["big-worker"]
     assert table.main([str(tmp_path / "missing")]) == 2
+
+
+def test_a_killed_bench_leaves_no_child_run_behind():
+    """SIGKILL gives the bench no chance to clean up: its child run must be stopped with it (Linux's
+    parent-death signal), not go on computing for nobody. The child's results say which: a run
+    stopped by a signal writes an interrupted footer, one left alone runs to its end."""
+    import json
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+    bench_process = subprocess.Popen([sys.executable, "-m", "conformance", "bench", "--quick", "--repeats", "1",
+                                      "--only", "end-to-end"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = None
+    try:
+        deadline = time.monotonic() + 120
+        while results is None and bench_process.poll() is None and time.monotonic() < deadline:
+            for pid in _children(bench_process.pid):
+                argv = _argv(pid)
+                if "--results" in argv:
+                    child, results = pid, Path(argv[argv.index("--results") + 1])
+            time.sleep(0.02)
+        assert results is not None, "the bench started no child run"
+        os.kill(bench_process.pid, signal.SIGKILL)
+        bench_process.wait()
+        deadline = time.monotonic() + 60
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "the child run outlived the killed bench by a minute"
+        # Stopped before it wrote anything, cut short, or interrupted: not run to its end.
+        lines = results.read_text().splitlines() if results.exists() else []
+        footer = [json.loads(line) for line in lines if line.startswith('{"type": "footer"')]
+        assert not footer or footer[0].get("interrupted"), f"the child run went on to its end: {footer}"
+    finally:
+        if bench_process.poll() is None:
+            bench_process.kill()
+            bench_process.wait()
+        if results is not None:
+            shutil.rmtree(results.parent, ignore_errors=True)
+
+
+def _argv(pid: int) -> list:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def _children(pid: int) -> list:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(status.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

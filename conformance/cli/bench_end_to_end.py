@@ -73,6 +73,7 @@ def provider_alone(case_file: Path, threads: int) -> dict:
     from conformance.backends.ort import case_node
     from conformance.caseset.caseload import load_paths
     from conformance.run.runner import STREAM_CHUNK
+    from conformance.cli.bench_runs import CHILD_DIES_WITH_BENCH
     (case,) = load_paths([case_file])
     node, _ = case_node(case)
     model = case_file.with_suffix(".onnx")
@@ -80,7 +81,7 @@ def provider_alone(case_file: Path, threads: int) -> dict:
     command = [sys.executable, "-c", PROVIDER_ALONE, str(model), json.dumps(case.generator), case.dtype,
                str(case.shape[0]), str(STREAM_CHUNK), str(threads)]
     began = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, preexec_fn=CHILD_DIES_WITH_BENCH)
     wall = time.perf_counter() - began
     if done.returncode != 0:
         raise RuntimeError(f"the CPU provider alone failed (exit {done.returncode}): {done.stderr[-500:]}")

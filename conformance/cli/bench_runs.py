@@ -6,6 +6,11 @@ import sys
 import time
 from pathlib import Path
 
+from conformance.backends.wine_lane import die_with_parent
+
+# A bench killed (even by SIGKILL) takes its child run with it.
+CHILD_DIES_WITH_BENCH = None if os.name == "nt" else die_with_parent
+
 
 # `conformance` in a child process that reports its own peak RSS (Linux VmHWM: the child's
 # own address space, unlike wait4's ru_maxrss, which starts from the parent's at fork).
@@ -36,7 +41,7 @@ def conformance_run(case_file: Path, jobs: int) -> dict:
     command = [sys.executable, "-c", _CHILD, "run", str(case_file), "--backend", "cpu", "--quiet",
                "--results", str(results), "--jobs", str(jobs)]
     began = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=CHILD_DIES_WITH_BENCH)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - began
     process.returncode = os.waitstatus_to_exitcode(status)
