@@ -48,14 +48,16 @@ def natural_count(generator: dict, own_values) -> int:
     return int(generator.get("count", DEFAULT_COUNT))
 
 
-def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0):
-    """Yield (offset, tensor) pieces of a case's input, in order, chunk elements at a time
-    (offset: the first element's flat position; exhaustive_float16_pairs: a tuple (A, B)). Each
-    piece has the case's rank, its leading dimensions 1: a streamed case must be element-wise."""
+def chunks(generator: dict, dtype: str, shape: tuple, chunk: int, start: int = 0, stop: int | None = None):
+    """Yield (offset, tensor) pieces of a case's input (elements start..stop, default all), in order,
+    chunk elements at a time (offset: the first element's flat position; exhaustive_float16_pairs: a
+    tuple (A, B)). Each piece has the case's rank, its leading dimensions 1: a streamed case must be
+    element-wise."""
     if not streamed(generator):
         raise ValueError(f"{generator['kind']} is not a streamed generator")
     patterns = bit_range(generator)
     total = int(np.prod(shape, dtype=np.int64))
+    total = total if stop is None else min(total, stop)
     lead = (1,) * (len(shape) - 1)
     for offset in range(start, total, chunk):
         piece = patterns[offset:min(offset + chunk, total)]

@@ -54,6 +54,7 @@ KERNEL_RUN_MIN = 1 << 23
 F16_TABLE_MIN = 1 << 18
 TABLE_CACHE = 64  # float16 tables kept (one per operator and parameter set, 1.1 MiB each)
 _FLOATS = ("float32", "float16")
+_D3D_COUNTS = ("checked", "failed", "outside", "semantic", "lowering_defined")  # a d3d summary's counts, added up
 BAD_BLOCK = 1 << 16  # elements off the exact value that compare.compare takes at a time
 
 
@@ -96,6 +97,7 @@ class Tally:
         self.histogram_nan = self.histogram_flushed = 0
         self.candidates = []  # (key, flat position, element dict) of the worst so far
         self.problem = None
+        self.problem_at = -1  # the offset of the chunk that gave it: the last chunk's problem is the whole's
         self.d3d = empty_interval_summary()
         self.d3d_ratio = None  # the largest ratio so far (float, inf included)
         self.d3d_candidates = []  # (ratio, flat position, element dict)
@@ -115,8 +117,8 @@ class Tally:
     def add(self, offset, part: Comparison, positions=None):
         """A chunk's Comparison from compare.compare on its flat elements (positions: where
         the compared elements sit in the chunk, if only some of them were compared)."""
-        if part.problem:
-            self.problem = part.problem
+        if part.problem and offset >= self.problem_at:
+            self.problem, self.problem_at = part.problem, offset
         self.elements += part.elements
         self.mismatches += part.mismatches
         self.nan_mismatches += part.nan_mismatches
@@ -136,7 +138,7 @@ class Tally:
             key = np.iinfo(np.int64).max if item["ulp"] == "nan" else item["ulp"]
             self.candidates.append((key, position(item), item))
         if part.d3d is not None:
-            for name in ("checked", "failed", "outside", "semantic", "lowering_defined"):
+            for name in _D3D_COUNTS:
                 self.d3d[name] += part.d3d[name]
             if part.d3d["max_ratio"] is not None:
                 ratio = float(part.d3d["max_ratio"])
@@ -144,6 +146,25 @@ class Tally:
             self.d3d_candidates += [(float(item["ratio"]), position(item), item) for item in part.d3d["worst"]]
         if len(self.candidates) > 4 * WORST_SHOWN or len(self.d3d_candidates) > 4 * WORST_SHOWN:
             self._trim()
+
+    def merge(self, other: "Tally"):
+        """Add another part of the same tensor (other chunks, verified elsewhere): the Comparison of
+        the whole is the one a single Tally given every chunk makes, whatever order the parts join in
+        (the worst elements are ranked with ties broken by flat position)."""
+        if other.problem and other.problem_at >= self.problem_at:
+            self.problem, self.problem_at = other.problem, other.problem_at
+        for name in ("elements", "mismatches", "nan_mismatches", "flushed", "histogram_nan", "histogram_flushed"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.max_ulp = max(self.max_ulp, other.max_ulp)
+        self.max_fractional = _larger(self.max_fractional, other.max_fractional)
+        self.histogram = self.histogram + other.histogram
+        for name in _D3D_COUNTS:
+            self.d3d[name] += other.d3d[name]
+        self.d3d_ratio = _larger(self.d3d_ratio, other.d3d_ratio)
+        self.candidates += other.candidates
+        self.d3d_candidates += other.d3d_candidates
+        self._trim()
+        return self
 
     def _trim(self):
         # compare._summarise: NaN mismatches first, then larger distances, then earlier positions.
@@ -169,6 +190,10 @@ class Tally:
                           nan_mismatches=self.nan_mismatches, flushed=self.flushed, max_ulp=self.max_ulp,
                           max_fractional_ulp=self.max_fractional, worst=self._located(self.candidates),
                           histogram=histogram, d3d=d3d)
+
+
+def _larger(a, b):
+    return b if a is None else a if b is None else max(a, b)
 
 
 def _numpy_split(expected, actual, reference, tolerance):

@@ -236,57 +236,105 @@ class PartlyStreamed(KeyboardInterrupt):
         self.record = record
 
 
-def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
-    """A case too large to hold (exhaustive_float32; exhaustive_float16_pairs, whose chunk x is the
-    tuple (A, B)): chunks of STREAM_CHUNK elements (or the backend's stream_chunk) through the
-    backend and the comparison, the next chunk on the device while the last is verified. The record
-    adds up every chunk: mismatches, max ULP, histogram, worst elements (flat index, every input).
-    A backend with run_chunk(case, x, patterns) is told each chunk's bit patterns or pair indices (a
-    worker may make them itself). Where the time went goes to stderr."""
+@dataclass
+class StreamPart:
+    """What chunks start..stop of a streamed case gave (stream_part): their Tally, the backend's time,
+    the first outcome and the first CPU fallback (status, message, placement: no output), the first
+    chunk that did not run (its message naming its elements; later chunks were not run), and whether
+    a Ctrl-C cut it short. Picklable: a distributed run's worker returns one per task."""
+    start: int
+    stop: int
+    tally: object
+    seconds: float = 0.0
+    first: Outcome | None = None
+    fallback: Outcome | None = None
+    failed: Outcome | None = None
+    interrupted: bool = False
+
+
+def _bare(outcome) -> Outcome:
+    return Outcome(outcome.status, message=outcome.message, placement=outcome.placement)
+
+
+def stream_part(case, backend, verifier, start: int = 0, stop: int | None = None) -> StreamPart:
+    """Elements start..stop of a streamed case (exhaustive_float32; exhaustive_float16_pairs, whose chunk
+    x is the tuple (A, B)): chunks of STREAM_CHUNK elements (or the backend's stream_chunk) through the
+    backend and the comparison, the next chunk on the device while the last is verified, added up in
+    a Tally (mismatches, max ULP, histogram, worst elements by flat index). A backend with
+    run_chunk(case, x, patterns) is told each chunk's bit patterns or pair indices (a worker may make
+    them itself). A Ctrl-C keeps the chunks verified (interrupted) or, with none, is raised. Where the
+    time went goes to stderr."""
     from conformance.judge.fast import Tally
     from conformance.run.streamtime import Pipeline
-    tally = Tally(case.shape, case.dtype)
+    stop = case.elements if stop is None else min(stop, case.elements)
+    part = StreamPart(start, stop, Tally(case.shape, case.dtype))
     chunk = getattr(backend, "stream_chunk", STREAM_CHUNK)
     run_chunk = getattr(backend, "run_chunk", None)
     pipeline = Pipeline(verifier, backend)
-    seconds, first, fallback = 0.0, None, None
+    pieces = generators.chunks(case.generator, case.dtype, case.shape, chunk, start=start, stop=stop)
     try:
-        for offset, x in pipeline.timed_chunks(generators.chunks(case.generator, case.dtype, case.shape, chunk)):
+        for offset, x in pipeline.timed_chunks(pieces):
             began, size = time.perf_counter(), operands.size(x)
             if run_chunk is not None:
                 outcome = run_chunk(case, x, generators.chunk_patterns(case.generator, offset, size))
             else:
                 outcome = backend.run_many([(case, x)])[0]
-            seconds += time.perf_counter() - began
+            part.seconds += time.perf_counter() - began
             pipeline.ran(time.perf_counter() - began)
-            first = first or outcome
+            part.first = part.first or _bare(outcome)
             if outcome.status == outcome_status.CPU_FALLBACK:
-                fallback = fallback or outcome
+                part.fallback = part.fallback or _bare(outcome)
             elif outcome.status != outcome_status.OK:
-                outcome = Outcome(outcome.status, message=f"at elements {offset}..{offset + size - 1}: "
-                                  f"{outcome.message}", placement=outcome.placement)
-                return judge(case, x, outcome, feature_level, backend.name, seconds, model=model)
-            pipeline.submit(tally, case, x, outcome.output, offset)
+                part.failed = Outcome(outcome.status, message=f"at elements {offset}..{offset + size - 1}: "
+                                      f"{outcome.message}", placement=outcome.placement)
+                return part
+            pipeline.submit(part.tally, case, x, outcome.output, offset)
         pipeline.wait()
     except KeyboardInterrupt:
         pipeline.close()  # the chunks submitted are verified and added: a second Ctrl-C drops them
-        if not tally.elements:
+        if not part.tally.elements:
             raise
-        record = judge(case, None, Outcome((fallback or first).status), feature_level, backend.name, seconds,
-                       comparison=tally.result(), model=model)
-        record["partial"] = {"verified": tally.elements, "of": record["elements"]}
-        record["elements"] = tally.elements
-        raise PartlyStreamed(record) from None
+        part.interrupted = True
     finally:
         pipeline.close()
         print(pipeline.summary(case.id), file=sys.stderr, flush=True)
-    last = fallback or first
-    outcome = Outcome(last.status, message=last.message, placement=last.placement)
-    record = judge(case, None, outcome, feature_level, backend.name, seconds, comparison=tally.result(),
-                   model=model)
+    return part
+
+
+def streamed_record(case, parts, feature_level: str, backend_name: str, model: str = DEFAULT_MODEL) -> dict:
+    """The record of a streamed case from the parts its chunks were run in (any order; one run's single
+    part, or a distributed run's): judged as one tensor. The first chunk that did not run decides the
+    status, as it ends a run of the chunks in order; parts cut short make a partial record, judged on
+    the elements verified, "partial" saying how many of the case's elements they are."""
+    parts = sorted(parts, key=lambda part: part.start)
+    failed = next((part for part in parts if part.failed), None)
+    if failed is not None:
+        seconds = sum(part.seconds for part in parts if part.start <= failed.start)
+        return judge(case, None, failed.failed, feature_level, backend_name, seconds, model=model)
+    tally = parts[0].tally
+    for part in parts[1:]:
+        tally.merge(part.tally)
+    last = next((part.fallback for part in parts if part.fallback), None) or parts[0].first
+    partial = any(part.interrupted for part in parts) or sum(part.stop - part.start for part in parts) < case.elements
+    outcome = Outcome(last.status) if partial else _bare(last)
+    record = judge(case, None, outcome, feature_level, backend_name, sum(part.seconds for part in parts),
+                   comparison=tally.result(), model=model)
+    if partial:
+        record["partial"] = {"verified": tally.elements, "of": record["elements"]}
+        record["elements"] = tally.elements
+    return record
+
+
+def _run_streamed(case, backend, feature_level, verifier, save_failures, model) -> dict:
+    """A streamed case in one part; a Ctrl-C raises PartlyStreamed with the chunks verified before it."""
+    part = stream_part(case, backend, verifier)
+    record = streamed_record(case, [part], feature_level, backend.name, model)
+    if part.interrupted:
+        raise PartlyStreamed(record)
     if save_failures and record["status"] in statuses.FAILING and record["worst"]:
         # The chunk holding the worst element, with what the device made of it.
         from conformance.run.repro import save_case
+        chunk = getattr(backend, "stream_chunk", STREAM_CHUNK)
         flat = int(np.ravel_multi_index(record["worst"][0]["index"], case.shape))
         start = flat - flat % chunk
         _, x = next(generators.chunks(case.generator, case.dtype, case.shape, chunk, start=start))
