@@ -45,15 +45,22 @@ def cost(case) -> int:
     return max(case.elements, 0) + CASE_COST
 
 
+def groups(cases) -> list:
+    """The positions of each operator and data type's cases (one shared graph, one session on the ONNX
+    Runtime backends), each list ascending, the lists in the order of their first case."""
+    found = {}
+    for position, case in enumerate(cases):
+        found.setdefault((case.op, case.dtype), []).append(position)
+    return list(found.values())
+
+
 def _units(cases, count: int) -> list:
     """[(cost, positions)]: the cases of each operator and data type together, with one session's
     cost, or case by case where the group is more than a part's share."""
-    groups = {}
-    for position, case in enumerate(cases):
-        groups.setdefault((case.op, case.dtype), []).append(position)
-    share = (sum(cost(c) for c in cases) + SESSION_COST * len(groups)) / count
+    grouped = groups(cases)
+    share = (sum(cost(c) for c in cases) + SESSION_COST * len(grouped)) / count
     units = []
-    for members in groups.values():
+    for members in grouped:
         total = SESSION_COST + sum(cost(cases[p]) for p in members)
         if total <= share:
             units.append((total, members))

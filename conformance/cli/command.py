@@ -129,7 +129,7 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"dml-conformance {__version__}")
     # A handler that runs another command (lane smoke: run --smoke) calls args.main, so that the
     # modules adding subcommands need not import this one.
-    parser.set_defaults(main=main)
+    parser.set_defaults(main=main, parse_options=parse_options)
     sub = parser.add_subparsers(dest="command")
 
     def case_options(p):
@@ -177,6 +177,8 @@ def build_parser():
                        help="threads that verify: a large tensor or a streamed sweep is checked in chunks "
                        "over N cores while the backend runs the next chunk (default 0: every usable core; "
                        "1: none). Results are identical and in the same order whatever N")
+    from conformance.cli import dask_commands
+    dask_commands.add_run_options(run_p)
     run_p.set_defaults(handler=cmd_run)
 
     list_p = sub.add_parser("list", help="list the expanded cases")
@@ -210,7 +212,7 @@ def build_parser():
 
     from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
     from conformance.cli import merge_command as cli_merge
-    for module in (cli_reports, cli_merge, cli_bench, cli_lanes):  # report/diff/compare, merge, bench, lane
+    for module in (cli_reports, cli_merge, cli_bench, cli_lanes, dask_commands):  # ..., dask-certs/-scheduler/-worker
         module.register(sub)
     parser.commands = sub.choices  # name -> its parser, for _parse's messages
     return parser
@@ -264,12 +266,12 @@ def parse_tolerances(values):
     return result
 
 
-def parse_options(pairs) -> dict:
+def parse_options(pairs, option: str = "--provider-option") -> dict:
     options = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise BadInput(f"--provider-option {pair!r}: expected KEY=VALUE")
+            raise BadInput(f"{option} {pair!r}: expected KEY=VALUE")
         options[key] = value
     return options
 
@@ -323,10 +325,14 @@ def cmd_run(args) -> int:
                    [("--save-failures", args.save_failures),
                     ("--results (default)", None if args.results else RESULTS_FOLDER)])
     loading = time.perf_counter() - args.started
-    what = backends.starting(args.backend)
+    what = f"Dask workers of {args.dask}" if args.dask else backends.starting(args.backend)
     with SaidIfSlow(f"starting backend {args.backend}" + (f": {what}" if what else "") + " ...", say) as wait:
-        backend = backends.create(args.backend, parse_options(args.provider_option),
-                                  announce=lambda m: print(m, file=sys.stderr))
+        if args.dask:
+            from conformance.cli import dask_commands
+            backend = dask_commands.engine(args, parse_options(args.provider_option), jobs, say)
+        else:
+            backend = backends.create(args.backend, parse_options(args.provider_option),
+                                      announce=lambda m: print(m, file=sys.stderr))
     starting = time.perf_counter() - args.started - loading
     if wait.said:
         say(f"backend {backend.name} started in {starting:.1f} s; {plural(len(cases), 'case')} to run")
@@ -346,8 +352,11 @@ def cmd_run(args) -> int:
         bar = progress_bar(len(cases), enabled=not args.quiet)
         compiling.announcer = bar.write  # a first run's compiles are said, not a silent wait
         try:
-            result = runner.run(cases, backend, level, writer, progress=bar.update,
-                                save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
+            if args.dask:
+                result = backend.run(cases, level, writer, progress=bar.update, model=args.tolerance_model)
+            else:
+                result = runner.run(cases, backend, level, writer, progress=bar.update,
+                                    save_failures=args.save_failures, jobs=jobs, model=args.tolerance_model)
         finally:
             compiling.announcer = None
             bar.close()
