@@ -1,6 +1,6 @@
 """The package's layout, read from the source with ast (nothing is imported): imports run one way,
 
-    cli -> reports -> run -> judge, backends -> caseset -> specs -> oracle, vocabulary
+    cli -> store -> reports -> run -> judge, backends -> caseset -> specs -> oracle, vocabulary
 
 (a layer may import itself and the layers ALLOWED names, module-level and function-level imports
 alike), the Windows worker imports nothing of the harness but itself, and no modules import
@@ -27,6 +27,7 @@ LAYERS = {
     "conformance.judge": "judge",
     "conformance.run": "run",
     "reports": "reports",
+    "conformance.store": "store",
     "conformance.cli": "cli",
     "conformance.__main__": "cli",
 }
@@ -42,7 +43,8 @@ BELOW = {  # what each layer may import besides itself
     # infinities, one encoding for the results and the worker's frames)
     "run": {"judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
     "reports": {"run", "judge", "backends", "caseset", "specs", "oracle", "vocabulary"},
-    "cli": {"reports", "run", "judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
+    "store": {"reports", "run", "judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
+    "cli": {"store", "reports", "run", "judge", "backends", "worker", "caseset", "specs", "oracle", "vocabulary"},
 }
 ALLOWED = {layer: below | {layer} for layer, below in BELOW.items()}
 WORKER_THIRD_PARTY = {"numpy", "onnxruntime"}
