@@ -78,9 +78,9 @@ def cmd_scheduler(args) -> int:
     security = dask_security.security(args.dask_certs)
 
     async def serve():
-        with dask.config.set({"distributed.scheduler.allowed-failures": dask_run.ALLOWED_FAILURES}):
+        with dask.config.set(dask_run.CONFIG):
             scheduler = Scheduler(host=args.host or None, port=args.port, protocol="tls://", security=security,
-                                  dashboard=False)
+                                  dashboard=False, dashboard_address=dask_run.HTTP_ADDRESS)
         async with scheduler:
             print(f"dask scheduler at {scheduler.address}", flush=True)
             await scheduler.finished()
@@ -93,6 +93,7 @@ def cmd_scheduler(args) -> int:
 
 
 def cmd_worker(args) -> int:
+    import dask
     from distributed import Worker
     from conformance.run import dask_run, dask_security, dask_tasks
     address = dask_security.scheduler_address(args.scheduler, "dask-worker")
@@ -100,8 +101,9 @@ def cmd_worker(args) -> int:
     dask_tasks.set_own_options(args.parse_options(args.backend_option, "--backend-option"))
 
     async def serve():
-        worker = Worker(address, security=security, nthreads=1, name=args.name, host=args.host,
-                        death_timeout=dask_run.WORKERS_SECONDS)
+        with dask.config.set(dask_run.CONFIG):
+            worker = Worker(address, security=security, nthreads=1, name=args.name, host=args.host,
+                            death_timeout=dask_run.WORKERS_SECONDS, dashboard_address=dask_run.HTTP_ADDRESS)
         try:
             await worker
         except (OSError, TimeoutError) as error:

@@ -23,9 +23,16 @@ from conformance.errors import BadInput
 from conformance.run import dask_security, dask_tasks, runner
 from conformance.run.dask_tasks import PROOF, Job
 
-TASK_CHUNKS = 4  # stream chunks (runner.STREAM_CHUNK) a task of a sweep runs: 2**32 elements make 256 tasks
+TASK_CHUNKS = 4  # stream chunks (runner.STREAM_CHUNK) a task of a sweep runs (2**32 elements: 256 tasks), or fewer
+# where the sweep would otherwise give each worker fewer than TASKS_A_WORKER tasks
 ALLOWED_FAILURES = 2  # the scheduler's distributed.scheduler.allowed-failures (conformance dask-scheduler, local:N)
-CONNECT_SECONDS = 10
+# Dask's settings for the scheduler and workers the harness starts: ALLOWED_FAILURES, and their HTTP
+# servers (no TLS, no authentication: Dask's dashboard, metrics and JSON state) with nothing to serve.
+CONFIG = {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, "distributed.scheduler.http.routes": [],
+          "distributed.worker.http.routes": []}
+HTTP_ADDRESS = "127.0.0.1:0"
+TASKS_A_WORKER = 2
+CONNECT_SECONDS = 5
 WORKERS_SECONDS = 60  # how long a run waits for a first worker to join the scheduler
 START_SECONDS = 600  # how long the workers' backends may take to start (dml-wine: ~20 s a worker)
 
@@ -36,12 +43,14 @@ class Unit:
     span: tuple | None = None  # a streamed case's elements (start, stop)
 
 
-def plan(cases, span: int = runner.STREAM_CHUNK * TASK_CHUNKS) -> list:
+def plan(cases, workers: int = 1) -> list:
     """The units of a selection, in the order of their first case (a sweep's spans in order)."""
     plain = [p for p, case in enumerate(cases) if not generators.streamed(case.generator)]
     units = [Unit([plain[i] for i in group]) for group in shards.groups([cases[p] for p in plain])]
     for position, case in enumerate(cases):
         if generators.streamed(case.generator):
+            chunks = -(-case.elements // runner.STREAM_CHUNK)
+            span = runner.STREAM_CHUNK * max(1, min(TASK_CHUNKS, chunks // (TASKS_A_WORKER * max(1, workers))))
             units += [Unit([position], (start, min(start + span, case.elements)))
                       for start in range(0, case.elements, span)]
     return sorted(units, key=lambda unit: (unit.positions[0], unit.span or ()))
@@ -63,10 +72,11 @@ def connect(where: str, certs, job: Job, say=print) -> "Engine":
     cluster = client = None
     try:
         if local:
-            with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+            with dask.config.set(CONFIG):
                 cluster = LocalCluster(n_workers=int(local.group(1)), threads_per_worker=1, processes=True,
                                        host="127.0.0.1", protocol="tls://", security=security,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=HTTP_ADDRESS, worker_dashboard_address=HTTP_ADDRESS,
+                                       silence_logs=logging.ERROR)
             client = Client(cluster, security=security)
         else:
             try:
@@ -137,13 +147,13 @@ class Engine:
         from distributed import as_completed
         job = replace(self.job, feature_level=feature_level, model=model)
         summary, started = runner.RunSummary(), time.perf_counter()
-        units = plan(cases)
+        units = plan(cases, len(self.client.scheduler_info()["workers"]))
         tag = uuid.uuid4().hex[:12]
         futures = {}
         for number, unit in enumerate(units):
             if unit.span:
                 future = self.client.submit(dask_tasks.run_span, job, cases[unit.positions[0]], *unit.span,
-                                            key=f"conformance-{tag}-{number}", pure=False)
+                                            key=f"conformance-{tag}-{number}-elements-{unit.span[0]}", pure=False)
             else:
                 future = self.client.submit(dask_tasks.run_group, job, [cases[p] for p in unit.positions],
                                             key=f"conformance-{tag}-{number}", pure=False)
@@ -203,8 +213,9 @@ class _Order:
             self.parts.setdefault(position, []).append(result["part"])
             if result["proof"]:
                 proof = self.proofs.setdefault(position, {}).setdefault(
-                    result["proof"]["address"], {**result["proof"], "elements": 0})
+                    result["proof"]["address"], {**result["proof"], "elements": 0, "spans": []})
                 proof["elements"] += unit.span[1] - unit.span[0]
+                proof["spans"] = sorted(proof["spans"] + [list(unit.span)])
             self.left[position] -= 1
             if not self.left[position]:
                 self.ready[position] = self._streamed(position)
@@ -218,7 +229,8 @@ class _Order:
     def _streamed(self, position) -> dict:
         record = runner.streamed_record(self.cases[position], self.parts.pop(position), self.job.feature_level,
                                         self.job.backend, self.job.model)
-        record[PROOF] = [self.proofs[position][a] for a in sorted(self.proofs.pop(position, {}))]
+        proofs = self.proofs.pop(position, {})
+        record[PROOF] = [proofs[address] for address in sorted(proofs)]
         return record
 
     def flush_all(self):
