@@ -219,6 +219,7 @@ def test_another_local_user_cannot_connect_nor_read_the_keys(cluster, certs):
     (["--dask", "tls://127.0.0.1:9", "--dask-certs", "{certs}"], exitcodes.BACKEND_UNAVAILABLE,
      "cannot reach the Dask scheduler at tls://127.0.0.1:9"),
     (["--dask", "tls://127.0.0.1:9", "--dask-certs", "{open}"], exitcodes.BAD_INPUT, "other users may read it"),
+    (["--dask", "local:1", "--backend", "dml"], exitcodes.BACKEND_UNAVAILABLE, "backend dml cannot start"),
 ])
 def test_bad_dask_input_is_one_line(certs, tmp_path, args, code, says):
     opened = tmp_path / "open"

@@ -76,7 +76,7 @@ def connect(where: str, certs, job: Job, say=print) -> "Engine":
                 cluster = LocalCluster(n_workers=int(local.group(1)), threads_per_worker=1, processes=True,
                                        host="127.0.0.1", protocol="tls://", security=security,
                                        dashboard_address=HTTP_ADDRESS, worker_dashboard_address=HTTP_ADDRESS,
-                                       silence_logs=logging.ERROR)
+                                       silence_logs=logging.CRITICAL)  # failures come back as records or one line
             client = Client(cluster, security=security)
         else:
             try:
