@@ -2,6 +2,7 @@
 Debian's server, tests/postgres.py): every test runs against both. Its answers are checked against
 what reading the committed results files directly says; an add is all or nothing (a bad line, a
 SIGKILL mid-add, a full disk); the same run is refused twice, a gzip and a plain copy being one run."""
+import dataclasses
 import gzip
 import json
 import re
@@ -18,6 +19,7 @@ import pytest
 
 import postgres
 from conformance import statuses, store
+from conformance.cli import command, exitcodes
 from conformance.errors import BadInput
 from conformance.run.results import encode, read_results
 from conformance.store import changes as changing, identity
@@ -259,3 +261,131 @@ def test_the_identity_is_of_the_header_and_records_not_the_footer():
     assert identity.lines(header, records[:-1])[0] != run_id
     assert identity.lines({**header, "start": "2030-01-01T00:00:00+00:00"}, records)[0] != run_id
     assert json.loads(json.dumps(footer)) == footer and len(run_id) == 64
+
+
+# The command: conformance store add / query.
+
+def cli(capsys, *argv) -> tuple:
+    """(exit code, stdout, stderr) of `conformance ARGV...` run in this process."""
+    code = command.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_add_reports_each_file_and_refuses_only_the_bad_ones(url, capsys, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "header"}\n{"type": "case", "id": "X/y", "op": "X", "status": "sideways"}\n')
+    code, out, err = cli(capsys, "store", "add", str(MEDIUM), str(bad), str(MEDIUM), str(SUBSET[0]), "--store", url)
+    assert code == exitcodes.BAD_INPUT
+    by_file = {run.file: run for run in store.open(url).runs()}
+    first, second = by_file[str(MEDIUM)], by_file[str(SUBSET[0])]
+    assert err.splitlines() == [
+        f"error: {bad}:2: unknown status 'sideways' (known: {', '.join(statuses.ALL)})",
+        f"error: {MEDIUM}: this run is already stored as {first.short} (added {first.added} from {MEDIUM})"]
+    assert out.splitlines()[0].startswith(f"stored {MEDIUM}: run {first.short}, dml-direct on llvmpipe")
+    assert out.splitlines()[1].startswith(f"stored {SUBSET[0]}: run {second.short}")
+    assert out.splitlines()[2] == f"2 of 4 files stored in {url}; 2 refused"
+    assert cli(capsys, "store", "add", str(SUBSET[1]), "--store", url)[0] == exitcodes.CONFORMANT
+
+
+def test_queries_answer_as_the_api_does(url, capsys):
+    a, b = (str(DOCS / f"releases/h100/cases-dml-wine-{release}.jsonl.gz") for release in ("1.17.3", "1.24.4"))
+    assert cli(capsys, "store", "add", a, b, "--store", url)[0] == exitcodes.CONFORMANT
+    opened = store.open(url)
+    code, out, _ = cli(capsys, "store", "query", "runs", "--json", "--store", url)
+    assert code == 0 and json.loads(out) == [run.as_dict() for run in opened.runs()]
+    code, out, _ = cli(capsys, "store", "query", "latest", "--op", "ELEMENT_WISE_ABS", "--json", "--store", url)
+    assert code == 0 and json.loads(out) == [dataclasses.asdict(v) for v in opened.latest(op="ELEMENT_WISE_ABS")]
+    code, out, _ = cli(capsys, "store", "query", "changes", a, opened.run(b).short, "--json", "--store", url)
+    assert code == exitcodes.NOT_CONFORMANT  # a regression
+    assert json.loads(out)["changes"] == [dataclasses.asdict(c) for c in opened.changes(a, b).changes]
+    code, out, _ = cli(capsys, "store", "query", "changes", "--device", "h100", "--dml-release", "1.17.3",
+                       "--dml-release", "1.24.4", "--store", url)
+    assert code == exitcodes.NOT_CONFORMANT and out.splitlines()[-1].startswith("12 regression, 21 fix, 0 other;")
+    code, out, _ = cli(capsys, "store", "query", "changes", b, b, "--store", url)  # no change: exit 0
+    assert code == 0 and out.splitlines()[-1].startswith("0 regression, 0 fix, 0 other; 5525 case(s)")
+    case_id = "ELEMENT_WISE_ABS/float16/rank1/defaults/specials"
+    code, out, _ = cli(capsys, "store", "query", "history", case_id, "--device", "H100", "--json", "--store", url)
+    assert code == 0 and [(e["dml_release"], e["status"]) for e in json.loads(out)] == [("1.24.4", "error"),
+                                                                                       ("1.17.3", "pass")]  # by start
+
+
+def test_query_refusals_are_one_line(url, capsys, tmp_path):
+    def refused(*argv, code=exitcodes.BAD_INPUT) -> str:
+        got, out, err = cli(capsys, *argv)
+        assert (got, out, len(err.splitlines())) == (code, "", 1), (argv, got, out, err)
+        return err
+    store.open(url).close()
+    assert "holds no runs" in refused("store", "query", "latest", "--store", url)
+    absent = tmp_path / "absent.sqlite"
+    assert refused("store", "query", "runs", "--store", str(absent)).startswith(f"error: store {absent}: no such store")
+    assert not absent.exists()
+    cli(capsys, "store", "add", str(MEDIUM), "--store", url)
+    assert "abcd: no stored run has an id beginning so" in refused("store", "query", "changes", "abcd", "ef01",
+                                                                   "--store", url)
+    assert "give --driver twice" in refused("store", "query", "changes", "--driver", "1", "--store", url)
+    assert "no stored case matches --op NOPE" in refused("store", "query", "latest", "--op", "NOPE", "--store", url)
+    assert "PGPASSFILE" in refused("store", "add", str(MEDIUM), "--store", "postgresql://me:pw@host/db")
+    (tmp_path / "file").write_text("")
+    assert "a part of its folder's path is a file" in refused("store", "add", str(MEDIUM), "--store",
+                                                             str(tmp_path / "file" / "s.sqlite"),
+                                                             code=exitcodes.OUTPUT_FAILED)
+
+
+def test_the_default_store_is_dmlc_store_then_results(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DMLC_STORE", raising=False)
+    assert cli(capsys, "store", "add", str(MEDIUM))[0] == 0 and (tmp_path / "results" / "store.sqlite").is_file()
+    monkeypatch.setenv("DMLC_STORE", str(tmp_path / "elsewhere.sqlite"))
+    assert cli(capsys, "store", "add", str(MEDIUM))[0] == 0 and (tmp_path / "elsewhere.sqlite").is_file()
+
+
+def _in_transaction(url: str):
+    """A test that an add's transaction is under way, seen from outside the adding process."""
+    if not url.startswith("postgresql"):
+        journal = Path(url + "-journal")  # SQLite's rollback journal lives exactly as long as a write transaction
+        return journal.exists
+    import psycopg
+    watcher = psycopg.connect(url, autocommit=True)
+    return lambda: watcher.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                   "AND state = 'active' AND query LIKE 'COPY records%'").fetchone()[0] > 0
+
+
+def test_a_process_killed_mid_add_leaves_nothing(url):
+    store.open(url).close()  # the tables exist: the only transaction left is the add's
+    in_transaction = _in_transaction(url)
+    adding = subprocess.Popen([sys.executable, "-m", "conformance", "store", "add", str(BIG), "--store", url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while not (seen := in_transaction()) and adding.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert seen and adding.poll() is None, f"the add was never seen in its transaction: {adding.communicate()}"
+        adding.send_signal(signal.SIGKILL)
+    finally:
+        adding.kill()
+        adding.wait()
+    assert adding.returncode == -signal.SIGKILL
+    with store.open(url) as opened:
+        assert count(opened, "runs") == count(opened, "records") == 0
+        assert opened.add(BIG).cases == 9266  # nothing left locked or half there
+
+
+def test_a_full_disk_mid_add_leaves_the_store_as_it_was(tmp_path):
+    """A file size limit (RLIMIT_FSIZE) the store reaches while it adds: exit 5, one line, and the store
+    holds what it held before."""
+    location = tmp_path / "store.sqlite"
+    with store.open(location) as opened:
+        opened.add(MEDIUM)
+    limit = location.stat().st_size + 2**20
+
+    def limited():
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    done = subprocess.run([sys.executable, "-m", "conformance", "store", "add", str(BIG), "--store", str(location)],
+                          capture_output=True, text=True, cwd=ROOT, preexec_fn=limited)
+    assert done.returncode == exitcodes.OUTPUT_FAILED and done.stdout == "", done
+    assert done.stderr.startswith(f"error: store {location}: cannot write it: ") and len(done.stderr.splitlines()) == 1
+    with store.open(location) as opened:
+        assert [run.file for run in opened.runs()] == [str(MEDIUM)] and count(opened, "records") == 1329

@@ -18,12 +18,10 @@ from conformance.caseset.caseload import DEFAULT_MAX_ELEMENTS, CaseFileError, lo
 from conformance.caseset import shards
 from conformance.caseset.selection import choose
 from conformance.cli import exitcodes
-from conformance.cli.outputs import check_writable, write, write_reports
+from conformance.cli.outputs import RESULTS_FOLDER, check_writable, write, write_reports
 from conformance.errors import BadInput, OutputFailed
 from conformance.judge.models import DEFAULT_MODEL, MODELS
 from reports.summary import plural
-
-RESULTS_FOLDER = "results"  # --results' default: RESULTS_FOLDER/<backend>.jsonl
 
 
 _TERMINATED = threading.Event()
@@ -211,8 +209,8 @@ def build_parser():
     backends_p.set_defaults(handler=cmd_backends)
 
     from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
-    from conformance.cli import merge_command as cli_merge
-    for module in (cli_reports, cli_merge, cli_bench, cli_lanes, dask_commands):  # ..., dask-certs/-scheduler/-worker
+    from conformance.cli import merge_command as cli_merge, store_command as cli_store
+    for module in (cli_reports, cli_merge, cli_bench, cli_lanes, dask_commands, cli_store):  # ..., store add/query
         module.register(sub)
     parser.commands = sub.choices  # name -> its parser, for _parse's messages
     return parser

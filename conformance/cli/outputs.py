@@ -9,6 +9,7 @@ from pathlib import Path
 from conformance.errors import BadInput
 
 
+RESULTS_FOLDER = "results"  # run --results' default: RESULTS_FOLDER/<backend>.jsonl; the store's: store.sqlite there
 REPORTS = (("html", "write the HTML report here"), ("markdown", "write the markdown report here"),
            ("junit", "write JUnit XML here"))
 

@@ -98,6 +98,11 @@ def _sqlite(path: str, create: bool):
         raise BadInput(f"store {path}: no such store (conformance store add RESULTS... --store {path} makes one)")
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise StoreFailed(f"store {path}: cannot open it: a part of its folder's path is a file, not a folder") from None
+    except OSError as error:
+        raise StoreFailed(f"store {path}: cannot open it: {error.strerror or error}") from None
+    try:
         connection = sqlite3.connect(file, timeout=SQLITE_BUSY_SECONDS, isolation_level=None,
                                      check_same_thread=False)
         connection.execute("PRAGMA foreign_keys = ON")
