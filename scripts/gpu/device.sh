@@ -31,6 +31,13 @@
 #                                                          command may run is refused, exit 2; $OUT/bench.md,
 #                                                          bench.log and bench.tar.gz (every results file and log),
 #                                                          packed again after each run
+#   bash scripts/gpu/device.sh fleet                       issue 28: the four float32 sweeps through dml-direct,
+#                                                          spread by Dask over every GPU here (a TLS scheduler on
+#                                                          127.0.0.1, one `conformance dask-worker` a GPU with its
+#                                                          device_id, FLEET_JOBS verifying threads each, default 8),
+#                                                          then (FLEET_BASELINE=1, the default) the same sweeps on
+#                                                          GPU 0 alone without Dask; $OUT/fleet-N-gpus.*,
+#                                                          fleet-one-gpu.* and the scheduler's and workers' logs
 #   bash scripts/gpu/device.sh pairs [OP ...]              the float16 pair sweeps in quarters (default: every
 #                                                          scripts/gpu/sweeps/*_float16_pairs.yaml; OP: add,
 #                                                          element_wise_add or ELEMENT_WISE_ADD) through dml-direct
@@ -604,6 +611,36 @@ cmd_pairs() {
     PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}" --name pairs
 }
 
+cmd_fleet() {
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    wine_paths; wrappers
+    # shellcheck disable=SC1091
+    . "$G/env.sh"
+    export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
+    local out=${OUT:-$G/out} certs=$G/dask-certs jobs=${FLEET_JOBS:-8} port=${FLEET_PORT:-8786} gpus i
+    local sweeps; mapfile -t sweeps < <(cd "$HARNESS" && ls scripts/gpu/sweeps/*_float32.yaml)
+    gpus=$(nvidia-smi -L | grep -c '^GPU ')
+    [ "$gpus" -ge 1 ] || fail "fleet: nvidia-smi lists no GPU"
+    mkdir -p "$out"; rm -rf "$certs"
+    (cd "$HARNESS" && "$PYTHON" -m conformance dask-certs "$certs") || fail "fleet: dask-certs"
+    local pids=()
+    (cd "$HARNESS" && exec "$PYTHON" -m conformance dask-scheduler --dask-certs "$certs" --host 127.0.0.1 \
+        --port "$port") >"$out/fleet-scheduler.log" 2>&1 &
+    pids+=($!)
+    for (( i = 0; i < gpus; i++ )); do
+        (cd "$HARNESS" && exec "$PYTHON" -m conformance dask-worker "tls://127.0.0.1:$port" --dask-certs "$certs" \
+            --backend-option "device_id=$i" --name "gpu$i") >"$out/fleet-worker$i.log" 2>&1 &
+        pids+=($!)
+    done
+    say "fleet: a scheduler and $gpus workers (pids ${pids[*]}), $jobs verifying threads each"
+    cmd_run "fleet-$gpus-gpus" -- "${sweeps[@]}" --backend dml-direct --dask "tls://127.0.0.1:$port" \
+        --dask-certs "$certs" --jobs "$jobs"
+    kill -INT "${pids[@]}" 2>/dev/null || true
+    sleep 5; kill -KILL "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true
+    [ "${FLEET_BASELINE:-1}" = 1 ] || return 0
+    cmd_run fleet-one-gpu -- "${sweeps[@]}" --backend dml-direct --provider-option device_id=0 --jobs "$jobs"
+}
+
 cmd_windows_setup() {
     [ -f "$G/env.sh" ] || fail "run setup first"
     [ -d "$R/opt/windows-harness/wheels" ] || fail "the bundle carries no Windows harness wheels (rebuild it)"
@@ -643,5 +680,6 @@ case $verb in
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
     pairs) cmd_pairs "$@" ;;
+    fleet) cmd_fleet "$@" ;;
     *) sed -n "2,$(grep -n '^# How Wine reaches' "$0" | cut -d: -f1)p" "$0" | head -n -1; exit 2 ;;
 esac
