@@ -340,27 +340,31 @@ def test_the_default_store_is_dmlc_store_then_results(capsys, tmp_path, monkeypa
     assert cli(capsys, "store", "add", str(MEDIUM))[0] == 0 and (tmp_path / "elsewhere.sqlite").is_file()
 
 
-def _in_transaction(url: str):
-    """A test that an add's transaction is under way, seen from outside the adding process."""
+def _half_way(url: str):
+    """A test, from outside the adding process, that an add's transaction is under way and has written
+    a good part of the records: SQLite's rollback journal is there (it lives exactly as long as a write
+    transaction) and the file has grown by 4 MiB (pages spilled from the cache); PostgreSQL's COPY of
+    the records has passed 4,000 rows."""
     if not url.startswith("postgresql"):
-        journal = Path(url + "-journal")  # SQLite's rollback journal lives exactly as long as a write transaction
-        return journal.exists
+        database, journal = Path(url), Path(url + "-journal")
+        before = database.stat().st_size
+        return lambda: journal.exists() and database.stat().st_size > before + 4 * 2**20
     import psycopg
     watcher = psycopg.connect(url, autocommit=True)
-    return lambda: watcher.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                   "AND state = 'active' AND query LIKE 'COPY records%'").fetchone()[0] > 0
+    return lambda: watcher.execute("SELECT COUNT(*) FROM pg_stat_progress_copy WHERE datname = current_database() "
+                                   "AND relid = 'records'::regclass AND tuples_processed > 4000").fetchone()[0] > 0
 
 
 def test_a_process_killed_mid_add_leaves_nothing(url):
     store.open(url).close()  # the tables exist: the only transaction left is the add's
-    in_transaction = _in_transaction(url)
+    half_way = _half_way(url)
     adding = subprocess.Popen([sys.executable, "-m", "conformance", "store", "add", str(BIG), "--store", url],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         deadline = time.monotonic() + 60
-        while not (seen := in_transaction()) and adding.poll() is None and time.monotonic() < deadline:
+        while not (seen := half_way()) and adding.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
-        assert seen and adding.poll() is None, f"the add was never seen in its transaction: {adding.communicate()}"
+        assert seen and adding.poll() is None, f"the add was never seen half-way: {adding.communicate()}"
         adding.send_signal(signal.SIGKILL)
     finally:
         adding.kill()
@@ -389,3 +393,22 @@ def test_a_full_disk_mid_add_leaves_the_store_as_it_was(tmp_path):
     assert done.stderr.startswith(f"error: store {location}: cannot write it: ") and len(done.stderr.splitlines()) == 1
     with store.open(location) as opened:
         assert [run.file for run in opened.runs()] == [str(MEDIUM)] and count(opened, "records") == 1329
+
+
+def test_the_timeline_is_each_runs_cases_against_their_previous_verdict(filled, files):
+    """Read directly: the files by start, each case's latest record kept per device and backend."""
+    kinds = {diff.REGRESSION: changing.REGRESSION, diff.IMPROVEMENT: changing.FIX, diff.STATUS_CHANGE: changing.OTHER}
+    seen, expected = {}, []
+    for header, records, _ in sorted(files.values(), key=lambda f: f[0]["start"]):
+        earlier = seen.setdefault((header["device"], header["backend"]), {})
+        changed = sorted((kinds[kind], r["id"], earlier[r["id"]]["status"], r["status"]) for r in records
+                         if r["id"] in earlier and (kind := diff.classify(earlier[r["id"]], r)) in kinds)
+        expected.append((header["start"], changed, sum(r["id"] not in earlier for r in records)))
+        earlier.update({r["id"]: r for r in records})
+    steps = filled.timeline()
+    got = [(run.start, sorted((c.kind, c.case_id, c.before, c.after) for c in changes.changes), changes.only_after)
+           for run, changes in steps]
+    assert [(identity.utc(start), changed, new) for start, changed, new in expected] == got
+    assert {c.kind for _, changes in steps for c in changes.changes} >= {changing.REGRESSION, changing.FIX}
+    on_h100 = filled.timeline(device="h100")
+    assert on_h100 and on_h100 == [step for step in steps if "H100" in step[0].device]
