@@ -9,6 +9,7 @@ what the latest verdicts are, what changed between two runs or two drivers, and 
         db.changes("3fa2b1c0", "results/new.jsonl")     # Changes: regressions, fixes, other
         db.changes_between("H100", "directml", "1.13.1.0", "1.15.4.0")
         db.history("ACTIVATION_CELU/float32/...", device="H100")  # [Entry], oldest first
+        db.timeline(device="H100")                      # [(Run, Changes)]: each run against earlier verdicts
         db.records("3fa2b1c0")                          # (header, case records, footer), as read_results
 
 A run is named by a prefix of its id (4 hex digits or more) or by a results file holding it. A
@@ -82,6 +83,10 @@ class Store:
     def changes_between(self, device, column, a, b) -> changing.Changes:
         """column: "driver", "directml" or "dml_release"."""
         return changing.between(self.db, device, column, a, b)
+
+    def timeline(self, device=None) -> list:
+        """[(Run, Changes)], oldest first: each run's cases against their previous verdict on its device and backend."""
+        return changing.timeline(self.db, device)
 
     def history(self, case_id, device=None) -> list:
         return queries.history(self.db, case_id, device)

@@ -84,6 +84,26 @@ def between(db, device: str, column: str, a: str, b: str) -> Changes:
     return _compare(*sides, f"{column} {a}", f"{column} {b}")
 
 
+def timeline(db, device=None) -> list:
+    """[(Run, Changes)] of every stored run on a device matching device, oldest first: each case of the
+    run against its latest verdict in an earlier run of the same device and backend (a case the device
+    and backend never ran before counts in only_after), so a small run between two full ones hides nothing."""
+    stored.check_not_empty(db)
+    runs = stored.select(db, *stored.device_filter(device))
+    where, parameters = stored.device_filter(device, "r.device")
+    by_run = {}
+    for row in db.rows(_SELECT.format(where=where or "1 = 1"), parameters):
+        by_run.setdefault(row[7], {})[(None, row[1])] = row
+    seen, steps = {}, []  # (device, backend) -> {(None, case id): its latest row}
+    for run in runs:
+        after = by_run.get(run.run_id, {})
+        earlier = seen.setdefault((run.device, run.backend), {})
+        before = {key: earlier[key] for key in after if key in earlier}
+        steps.append((run, _compare(before, after, f"earlier runs of {run.backend} on {run.device}", _name(run))))
+        earlier.update(after)
+    return steps
+
+
 def _side(db, where, parameters, by_backend: bool) -> dict:
     """{(backend or None, case id): row} of the latest record of each case among the runs where selects."""
     latest = {}
