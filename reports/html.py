@@ -62,12 +62,7 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
         first_failure.setdefault((record["op"], record["dtype"]), anchors[record["id"]])
     by_op = {}
     for record in shown:
-        by_op.setdefault(record["op"], []).append({
-            "record": record, "anchor": anchors[record["id"]],
-            "params": _compact(record.get("params")), "generator": _compact(record.get("generator")),
-            "placement": _compact(record.get("placement")), "histogram": details.histogram(record),
-            "rerun": details.rerun_command(record, header, ids), "judgement": judgement(record),
-            "d3d": d3d_text(record), "ulp": ulp_text(record)})
+        by_op.setdefault(record["op"], []).append(case_item(record, header, ids))
     present = {r["status"] for r in records}
     legend = [s for s in statuses.MOST_SEVERE_FIRST if s in present] + sorted(present - set(statuses.ALL))
     counts = {s: sum(1 for r in records if r["status"] == s) for s in legend}
@@ -80,6 +75,16 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
                  disagreeing=[(r, judgement(r)) for r in disagreements(records)[:DETAILS_LIMIT]],
                  disagreeing_count=len(disagreements(records)), other=other_verdict, terms=TERMS,
                  conforms_meaning=TERMS[CONFORMS_UP_TO])
+
+
+def case_item(record: dict, header: dict, ids) -> dict:
+    """What macros.html.j2's case_details draws of a failing case: its facts, histogram, worst
+    elements and rerun command (ids: details.known_ids of its run)."""
+    return {"record": record, "anchor": details.anchor(record["id"]),
+            "params": _compact(record.get("params")), "generator": _compact(record.get("generator")),
+            "placement": _compact(record.get("placement")), "histogram": details.histogram(record),
+            "rerun": details.rerun_command(record, header, ids), "judgement": judgement(record),
+            "d3d": d3d_text(record), "ulp": ulp_text(record)}
 
 
 def render_diff(result) -> str:
