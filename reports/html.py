@@ -5,6 +5,7 @@ from case files and drivers, and show as text. A Content-Security-Policy lets on
 own script run, by its hash, as a second line of defence.
 """
 import base64
+import functools
 import hashlib
 import json
 from datetime import datetime, timezone
@@ -21,7 +22,9 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 DETAILS_LIMIT = 1000  # failing cases drawn in full; the all-cases table lists every one
 
 
+@functools.lru_cache(maxsize=1)
 def environment() -> Environment:
+    """One, its templates compiled once (the dashboard renders hundreds of pages)."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.globals.update(label=statuses.label, short=statuses.short, css_class=matrix.css_class,
@@ -29,7 +32,8 @@ def environment() -> Environment:
     return env
 
 
-def _page(template: str, **context) -> str:
+def page(template: str, **context) -> str:
+    """A template of templates/ (extending base.html.j2) rendered with the report's CSS, script and CSP."""
     script = (TEMPLATES / "report.js").read_text(encoding="utf-8")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     return environment().get_template(template).render(
@@ -66,7 +70,7 @@ def render_report(header: dict, records: list, footer: dict | None) -> str:
     present = {r["status"] for r in records}
     legend = [s for s in statuses.MOST_SEVERE_FIRST if s in present] + sorted(present - set(statuses.ALL))
     counts = {s: sum(1 for r in records if r["status"] == s) for s in legend}
-    return _page("report.html.j2", header=header, records=records, matrix=table, verdict=verdict,
+    return page("report.html.j2", header=header, records=records, matrix=table, verdict=verdict,
                  conformant=conformant, notes=notes_for(header),
                  metadata=details.metadata_rows(header, footer, records), legend=legend,
                  status_counts=list(counts.items()), operators=[row.op for row in table.rows],
@@ -92,13 +96,13 @@ def render_diff(result) -> str:
     a = dict(details.metadata_rows(result.header_a, result.footer_a))
     b = dict(details.metadata_rows(result.header_b, result.footer_b))
     names = list(a) + [name for name in b if name not in a]
-    return _page("diff.html.j2", diff=result, meanings=MEANING, other=other_verdict,
+    return page("diff.html.j2", diff=result, meanings=MEANING, other=other_verdict,
                  meta=[(name, a.get(name, "-"), b.get(name, "-")) for name in names])
 
 
 def render_compare(result) -> str:
     from reports.diff import ORDER
-    return _page("compare.html.j2", cmp=result, kinds=ORDER, other=other_verdict)
+    return page("compare.html.j2", cmp=result, kinds=ORDER, other=other_verdict)
 
 
 def _compact(value) -> str:
