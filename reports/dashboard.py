@@ -153,9 +153,15 @@ def history_marks(entries, columns) -> list:
 
 
 def ulp(value) -> str:
+    """A max ULP short enough for a cell: 3, 1.5, 21907, 8.4e6, inf."""
     if value is None:
         return ""
-    return f"{value:g}" if isinstance(value, (int, float)) else str(value)
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if abs(value) < 1e5 or value != value or abs(value) == float("inf"):
+        return f"{value:g}"
+    mantissa, exponent = f"{value:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def release(run: dict) -> str:

@@ -209,9 +209,10 @@ def build_parser():
     backends_p.set_defaults(handler=cmd_backends)
 
     from conformance.cli import bench_command as cli_bench, lane_commands as cli_lanes, report_commands as cli_reports
-    from conformance.cli import merge_command as cli_merge, store_command as cli_store
-    for module in (cli_reports, cli_merge, cli_bench, cli_lanes, dask_commands, cli_store):  # ..., store add/query
+    from conformance.cli import dashboard_command as cli_dashboard, merge_command as cli_merge, store_command as cli_store
+    for module in (cli_reports, cli_merge, cli_bench, cli_lanes, dask_commands):
         module.register(sub)
+    cli_dashboard.register(cli_store.register(sub)[1])  # store add/query, then store html
     parser.commands = sub.choices  # name -> its parser, for _parse's messages
     return parser
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from conformance.cli import exitcodes
 from conformance.cli.outputs import check_writable
+from conformance.cli.store_command import add_store_option, store_url
 from conformance.errors import BadInput, OutputFailed
 
 
 def register(commands):
     """commands: `conformance store`'s subcommands."""
-    from conformance.cli.store_command import add_store_option
     parser = commands.add_parser("html", help="write the dashboard: a static site of the stored runs (devices x "
                                  "operators, a timeline per device, each case's history)",
                                  description=__doc__.split("\n\n")[0])
@@ -36,7 +36,6 @@ def register(commands):
 
 def cmd_html(args) -> int:
     from conformance import store
-    from conformance.cli.store_command import store_url
     from reports import dashboard
     out = Path(args.out)
     _check_out(out, dashboard.MARKER)

@@ -76,8 +76,6 @@ def register(subparsers):
         command.add_argument("--json", action="store_true", help="print JSON instead of a table")
         add_store_option(command)
         command.set_defaults(handler=cmd_query)
-    from conformance.cli import dashboard_command
-    dashboard_command.register(commands)  # store html
     return parser, commands  # a further `conformance store` command: commands.add_parser(...)
 
 
