@@ -49,9 +49,11 @@ def shoot(folder: Path, out: Path):
             link = browser.execute_script("return arguments[0].querySelector('ul[data-kind=regression] a').href", step)
             browser.get(link.split("#")[0])
             save(browser, out / "dashboard-drill-down-1400.png", link.split(str(folder) + "/", 1)[-1].split("#")[0])
-            if browser.execute_script("var f = document.getElementById('failing'); if (f) { f.scrollIntoView(); } "
-                                      "return Boolean(f);"):
-                save(browser, out / "dashboard-worst-elements-1400.png", "the same page, its failing cases")
+            browser.get((folder / "index.html").as_uri())  # the row's first failing cell, at its worst elements
+            link = browser.execute_script(f"return document.querySelector('tr[data-row^=\"{TIMELINE}-\"] "
+                                          "td.cell.st-fail a').href")
+            browser.get(link + "#failing")
+            save(browser, out / "dashboard-worst-elements-1400.png", link.split(str(folder) + "/", 1)[-1])
         finally:
             browser.quit()
 
