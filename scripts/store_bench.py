@@ -19,6 +19,7 @@ from conformance.run.results import read_results  # noqa: E402
 
 
 def measure(label: str, url: str, files) -> None:
+    case_id = read_results(files[0])[1][0]["id"]
     started = time.perf_counter()
     with store.open(url) as opened:
         for path in files:
@@ -29,8 +30,8 @@ def measure(label: str, url: str, files) -> None:
         for name, query in (("query latest", opened.latest),
                             ("query changes (H100, DirectML 1.13.1.0 -> 1.15.4.0)",
                              lambda: opened.changes_between("h100", "directml", "1.13.1.0", "1.15.4.0")),
-                            ("query history (one case)",
-                             lambda: opened.history("ACTIVATION_CELU/float32/rank1[7]/Alpha=1/uniform[-10,10]")),
+                            ("query history (one case: the first of the first file)",
+                             lambda: opened.history(case_id)),
                             ("query runs", opened.runs)):
             started = time.perf_counter()
             query()

@@ -251,3 +251,40 @@ def test_ctrl_c_of_a_local_run_keeps_its_records_and_leaves_no_worker(tmp_path):
     assert footer["interrupted"] and 0 < record["partial"]["verified"] < record["partial"]["of"], record
     time.sleep(1)
     assert len(children) >= 2 and not [c for c in children if c.is_running() and c.status() != "zombie"]
+
+
+def test_a_run_waits_for_its_workers_and_a_worker_that_cannot_start_its_backend_ends_it(certs, tmp_path):
+    """--dask-workers 2: the run starts no case before both workers have joined and started their
+    backend; the second joins late, with a GPU this machine does not have, and the run ends before
+    any case in one line naming it (without the wait, the first worker would have run every case)."""
+    from conformance.backends import dml_direct
+    ready, why = dml_direct.available()
+    if not ready:
+        missing(f"the dml-direct lane is missing: {why}")
+    processes = []
+    log = open(tmp_path / "dask.log", "w")
+    try:
+        scheduler, address = _started(["dask-scheduler", "--dask-certs", str(certs), "--host", "127.0.0.1",
+                                       "--port", "0"], "scheduler at", log)
+        processes.append(scheduler)
+        good, _ = _started(["dask-worker", address, "--dask-certs", str(certs), "--host", "127.0.0.1"], "joined", log)
+        processes.append(good)
+        results = tmp_path / "r.jsonl"
+        run = subprocess.Popen(CONFORMANCE + ["run", "--op", "ELEMENT_WISE_ABS", "-k", "float32", "--backend",
+                                              "dml-direct", "--quiet", "--results", str(results), "--dask", address,
+                                              "--dask-certs", str(certs), "--dask-workers", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(run)
+        time.sleep(3)
+        bad, bad_address = _started(["dask-worker", address, "--dask-certs", str(certs), "--host", "127.0.0.1",
+                                     "--backend-option", "vulkan_device=7"], "joined", log)
+        processes.append(bad)
+        _, stderr = run.communicate(timeout=240)
+        assert run.returncode == exitcodes.BACKEND_UNAVAILABLE, stderr[-2000:]
+        assert len(stderr.strip().splitlines()) == 1 and bad_address in stderr and "vulkan_device=7" in stderr, stderr
+        assert not results.exists() or not read_results(results)[1]  # no case ran
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+        log.close()

@@ -246,6 +246,27 @@ def test_bad_adapter_index_is_reported():
         dml_direct.DmlDirectBackend("dml-direct", {"device_id": "7"})
 
 
+def test_vulkan_device_picks_the_gpu_wine_creates_the_device_on():
+    """Wine's DXGI lists one adapter however many GPUs there are, so a worker a GPU picks it on the
+    Vulkan side (vkd3d's VKD3D_VULKAN_DEVICE). Here lavapipe is the one Vulkan device: index 0 runs
+    and names it in the header; index 1, which vkd3d would quietly replace by another, is refused."""
+    dml_direct = _lane()
+    backend = dml_direct.DmlDirectBackend("dml-direct", {"vulkan_device": "0"})
+    try:
+        meta = backend.metadata()
+        assert meta["provider_options"]["vulkan_device"] == "0"
+        assert meta["vulkan_device"]["index"] == 0 and meta["vulkan_device"]["name"] == meta["device"]
+        x = np.linspace(-4, 3, 8, dtype=np.float32)
+        outcome = backend.run(case("ELEMENT_WISE_ABS", "float32", (8,), {}), x)
+        np.testing.assert_array_equal(outcome.output, np.abs(x))
+    finally:
+        backend.close()
+    with pytest.raises(base.BadInput, match=r"vulkan_device=1: this machine's Vulkan has 1 device\(s\) \(0: "):
+        dml_direct.DmlDirectBackend("dml-direct", {"vulkan_device": "1"})
+    with pytest.raises(base.BadInput, match="vulkan_device=gpu1: expected a Vulkan device index"):
+        dml_direct.DmlDirectBackend("dml-direct", {"vulkan_device": "gpu1"})
+
+
 def test_cli_smoke_run_with_feature_level_auto(tmp_path):
     """The CI smoke run: every seed operator, the cases ONNX Runtime cannot reach, numbers judged."""
     _lane()

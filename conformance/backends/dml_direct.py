@@ -15,6 +15,9 @@ descriptor heap and reusable buffers serve the whole run; a batch of cases is on
 
 Provider options (--provider-option KEY=VALUE):
   device_id=N            DXGI adapter index (default 0; 'default' lets D3D12 choose)
+  vulkan_device=N        under Wine: the Vulkan physical device (vulkaninfo's GPU index) that Wine's
+                         Direct3D 12 (vkd3d, VKD3D_VULKAN_DEVICE) creates the device on. Wine's DXGI lists
+                         one adapter however many GPUs there are: this picks the GPU (one worker a GPU)
   min_feature_level=L    DMLCreateDevice1's minimum level (default 1_0): certify a device created there
   dll=PATH               another DirectML.dll (Windows path as the worker sees it)
   dml_release=VERSION    the DirectML.dll of a provisioned onnxruntime-directml release, named by its
@@ -61,7 +64,7 @@ PACKAGE = Path(__file__).resolve().parents[1]  # conformance
 WORKER = PACKAGE / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
-OPTIONS = ("device_id", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
+OPTIONS = ("device_id", "vulkan_device", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
            "transport", "shared_mib", "chunk_mi", dml_releases.OPTION)
 TRANSPORTS = ("auto", "tcp")
 SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
@@ -122,6 +125,7 @@ class DmlDirectBackend(Backend):
             raise BackendUnavailable(f"dml-direct: unknown provider option(s) {', '.join(sorted(unknown))}; "
                                      f"known: {', '.join(OPTIONS)}")
         self.options = {"device_id": options.get("device_id", "0"),
+                        "vulkan_device": options.get("vulkan_device"),
                         "min_feature_level": options.get("min_feature_level", "1_0"),
                         "dll": options.get("dll"),
                         "timeout": number_option("timeout", options.get("timeout", DEFAULT_TIMEOUT)),
@@ -139,6 +143,16 @@ class DmlDirectBackend(Backend):
             raise BadInput(f"--provider-option transport={self.options['transport']}: expected one of "
                            f"{', '.join(TRANSPORTS)}")
         self.native = sys.platform == "win32"
+        self.vulkan_device = None  # {index, name, uuid} of the GPU picked by vulkan_device, for the header
+        vulkan_device = self.options["vulkan_device"]
+        if vulkan_device is not None:
+            if self.native:
+                raise BadInput("--provider-option vulkan_device: Windows has no Vulkan device to pick for "
+                               "Direct3D 12; give device_id=N (the DXGI adapter)")
+            if not str(vulkan_device).isdigit():
+                raise BadInput(f"--provider-option vulkan_device={vulkan_device}: expected a Vulkan device index "
+                               "(0, 1, ...: the GPU numbers vulkaninfo --summary gives)")
+            self.vulkan_device = _vulkan_device(int(vulkan_device))
         self.lane = None if self.native else lane()
         self.release, self.release_requested = self._release(options.get(dml_releases.OPTION))
         self.workdir = None  # made once the launcher's guard is there to remove it should the harness die
@@ -158,8 +172,11 @@ class DmlDirectBackend(Backend):
         self.last_timing = {}  # the last request's: round_trip, worker, and the worker's own timings
         try:
             if not self.native:
+                env = {"LC_ALL": "C.UTF-8"}
+                if vulkan_device is not None:
+                    env["VKD3D_VULKAN_DEVICE"] = str(vulkan_device)
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
-                                             env={"LC_ALL": "C.UTF-8"}, args=self._worker_args(),
+                                             env=env, args=self._worker_args(),
                                              display=os.environ.get("DML_DIRECT_DISPLAY"))
             self.workdir = (self.launcher.guard.mkdtemp("dml-direct-") if self.launcher is not None
                             else Path(tempfile.mkdtemp(prefix="dml-direct-")))
@@ -353,6 +370,12 @@ class DmlDirectBackend(Backend):
         pass
 
     def metadata(self) -> dict:
+        meta = self._metadata()
+        if self.vulkan_device:
+            meta["vulkan_device"] = self.vulkan_device
+        return meta
+
+    def _metadata(self) -> dict:
         hello = self.hello or {}
         adapter = hello.get("adapter") or {}
         meta = {"backend": self.name, "provider": "DirectML.dll, direct (conformance.dmldirect, ctypes)",
@@ -553,3 +576,30 @@ def factory(name, options):
 
 factory.available = available
 factory.starting = "the DirectML worker (under Wine: its own Xvfb, a prefix clone, DirectML.dll loaded by path)"
+
+
+def _vulkan_device(index: int) -> dict | None:
+    """{index, name, uuid} of Vulkan device index as vulkaninfo --summary lists it; BadInput where
+    there is no such device (vkd3d would quietly take another: two workers on one GPU). None where
+    vulkaninfo is not there to ask."""
+    if shutil.which("vulkaninfo") is None:
+        return None
+    try:
+        summary = subprocess.run(["vulkaninfo", "--summary"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    devices, current = [], None
+    for line in summary.splitlines():
+        line = line.strip()
+        if line.startswith("GPU") and line.endswith(":") and line[3:-1].isdigit():
+            current = {"index": int(line[3:-1])}
+            devices.append(current)
+        elif current is not None and "=" in line:
+            key, _, value = (part.strip() for part in line.partition("="))
+            if key in ("deviceName", "deviceUUID"):
+                current["name" if key == "deviceName" else "uuid"] = value
+    if index >= len(devices):
+        listed = ", ".join(f"{d['index']}: {d.get('name', '?')}" for d in devices) or "none"
+        raise BadInput(f"--provider-option vulkan_device={index}: this machine's Vulkan has {len(devices)} "
+                       f"device(s) ({listed})")
+    return devices[index]

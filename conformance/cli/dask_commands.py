@@ -24,6 +24,9 @@ def add_run_options(run_parser):
                             "local:N, N worker processes here; each worker runs its own backend")
     run_parser.add_argument("--dask-certs", metavar="DIR", help="the certificates conformance dask-certs wrote, "
                             "for --dask tls://... (local:N makes temporary ones)")
+    run_parser.add_argument("--dask-workers", type=int, default=1, metavar="N",
+                            help="wait for N workers to join the scheduler (default 1) and start every one's "
+                            "backend before the first case: a worker that cannot start it ends the run (exit 3)")
 
 
 def register(subparsers):
@@ -60,7 +63,9 @@ def engine(args, options: dict, jobs: int, say):
     elif not args.jobs:
         jobs = 0  # each worker: its own usable cores
     job = Job(args.backend, tuple(sorted(options.items())), None, None, jobs)
-    return dask_run.connect(args.dask, args.dask_certs, job, say)
+    if args.dask_workers < 1:
+        raise BadInput(f"--dask-workers {args.dask_workers}: expected at least 1")
+    return dask_run.connect(args.dask, args.dask_certs, job, say, workers=args.dask_workers)
 
 
 def cmd_certs(args) -> int:

@@ -57,7 +57,7 @@ def register(subparsers):
     latest = questions.add_parser("latest", help="the latest verdict per device x backend x operator x data type "
                                   "x feature level (latest by the run's start)")
     latest.add_argument("--device", help="only devices whose name contains this (any case)")
-    latest.add_argument("--op", help="only this operator (e.g. ACTIVATION_CELU)")
+    latest.add_argument("--op", help="only this operator (its name as conformance specs lists it)")
     latest.add_argument("--dtype", help="only this data type (e.g. float16)")
     latest.add_argument("--level", help="only this feature level (e.g. 5_0)")
     changes = questions.add_parser("changes", help="every case whose verdict changed between two runs, or two "

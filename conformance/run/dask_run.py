@@ -56,9 +56,10 @@ def plan(cases, workers: int = 1) -> list:
     return sorted(units, key=lambda unit: (unit.positions[0], unit.span or ()))
 
 
-def connect(where: str, certs, job: Job, say=print) -> "Engine":
+def connect(where: str, certs, job: Job, say=print, workers: int = 1) -> "Engine":
     """The cluster of --dask WHERE, its workers' backends started; BadInput or BackendUnavailable in
-    one line where it cannot be had."""
+    one line where it cannot be had. workers: how many must have joined a scheduler before the run
+    starts (local:N waits for its N)."""
     import dask
     from distributed import Client, LocalCluster, Security
     local = dask_security.LOCAL.fullmatch(str(where).strip())
@@ -85,11 +86,14 @@ def connect(where: str, certs, job: Job, say=print) -> "Engine":
                 raise BackendUnavailable(f"cannot reach the Dask scheduler at {address} within {CONNECT_SECONDS} s: "
                                          f"{one_line(error)}") from None
         client.register_plugin(dask_tasks.ClosesBackends())
+        wanted = int(local.group(1)) if local else workers
         try:
-            client.wait_for_workers(1, timeout=WORKERS_SECONDS)
+            client.wait_for_workers(wanted, timeout=WORKERS_SECONDS)
         except TimeoutError:
-            raise BackendUnavailable(f"no Dask worker joined the scheduler at {address} within {WORKERS_SECONDS} s "
-                                     "(start one with conformance dask-worker ADDRESS --dask-certs DIR)") from None
+            joined = len(client.scheduler_info()["workers"])
+            raise BackendUnavailable(f"{joined} of the {wanted} Dask worker(s) wanted joined the scheduler at "
+                                     f"{address or where} within {WORKERS_SECONDS} s (start one with conformance "
+                                     "dask-worker ADDRESS --dask-certs DIR)") from None
         return Engine(client, cluster, job, where, _start(client, job))
     except BaseException:
         _close(client, cluster)

@@ -53,8 +53,8 @@ MIGRATIONS = {
 def migrate(db):
     """Bring db's tables to VERSION."""
     with db.transaction():
-        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT PRIMARY KEY, applied TEXT NOT NULL)")
-        current = db.rows("SELECT MAX(version) FROM schema_version")[0][0] or 0
+        db.execute("create table if not exists schema_version (version bigint primary key, applied text not null)")
+        current = db.rows("select max(version) from schema_version")[0][0] or 0
         if current > VERSION:
             raise BadInput(f"store {db.location}: its schema is version {current}, newer than this harness's "
                            f"{VERSION}: use a newer dml-conformance")

@@ -34,7 +34,7 @@
 #   bash scripts/gpu/device.sh fleet                       issue 28: the four float32 sweeps through dml-direct,
 #                                                          spread by Dask over every GPU here (a TLS scheduler on
 #                                                          127.0.0.1, one `conformance dask-worker` a GPU with its
-#                                                          device_id, FLEET_JOBS verifying threads each, default 8),
+#                                                          vulkan_device, FLEET_JOBS verifying threads each, default 16),
 #                                                          then (FLEET_BASELINE=1, the default) the same sweeps on
 #                                                          GPU 0 alone without Dask; $OUT/fleet-N-gpus.*,
 #                                                          fleet-one-gpu.* and the scheduler's and workers' logs
@@ -211,6 +211,12 @@ LD_LIBRARY_PATH=$G/wl:$NV_LIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 exec $real_script "\$@"
 EOF
+    # vulkaninfo for dml-direct's vulkan_device (which GPU a worker takes: its name and UUID in the header).
+    cat > "$G/bin/vulkaninfo" <<EOF
+#!/bin/sh
+LD_LIBRARY_PATH=$G/wl:$NV_LIBS VK_DRIVER_FILES=$NV_ICD VK_ICD_FILENAMES=$NV_ICD exec $R/usr/bin/vulkaninfo "\$@"
+EOF
+    chmod +x "$G/bin/vulkaninfo"
     cat > "$G/bin/Xvfb" <<'EOF'
 #!/bin/bash
 # GPU lane (scripts/gpu/device.sh): the root's Xvfb, run inside the root, whose X socket folder is
@@ -617,7 +623,7 @@ cmd_fleet() {
     # shellcheck disable=SC1091
     . "$G/env.sh"
     export PYTHONPATH=$HARNESS:$G/site${PYTHONPATH:+:$PYTHONPATH}
-    local out=${OUT:-$G/out} certs=$G/dask-certs jobs=${FLEET_JOBS:-8} port=${FLEET_PORT:-8786} gpus i
+    local out=${OUT:-$G/out} certs=$G/dask-certs jobs=${FLEET_JOBS:-16} port=${FLEET_PORT:-8786} gpus i
     local sweeps; mapfile -t sweeps < <(cd "$HARNESS" && ls scripts/gpu/sweeps/*_float32.yaml)
     gpus=$(nvidia-smi -L | grep -c '^GPU ')
     [ "$gpus" -ge 1 ] || fail "fleet: nvidia-smi lists no GPU"
@@ -628,13 +634,23 @@ cmd_fleet() {
         --port "$port") >"$out/fleet-scheduler.log" 2>&1 &
     pids+=($!)
     for (( i = 0; i < gpus; i++ )); do
+        # Wine's DXGI lists one adapter whatever the GPUs: each worker picks its GPU on the Vulkan side.
         (cd "$HARNESS" && exec "$PYTHON" -m conformance dask-worker "tls://127.0.0.1:$port" --dask-certs "$certs" \
-            --backend-option "device_id=$i" --name "gpu$i") >"$out/fleet-worker$i.log" 2>&1 &
+            --backend-option "vulkan_device=$i" --name "gpu$i") >"$out/fleet-worker$i.log" 2>&1 &
         pids+=($!)
     done
     say "fleet: a scheduler and $gpus workers (pids ${pids[*]}), $jobs verifying threads each"
+    # Which process runs on which GPU (by UUID), and the process tree that ties each to its worker.
+    ( while :; do
+          echo "@ $(date +%s)"
+          nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader 2>&1
+          ps -eo pid,ppid,args --no-headers | grep -E 'dask-worker|python.exe|dmldirect' | grep -v grep | cut -c1-160
+          sleep 2
+      done ) >"$out/fleet-gpus.log" 2>&1 &
+    local sampler=$!
     cmd_run "fleet-$gpus-gpus" -- "${sweeps[@]}" --backend dml-direct --dask "tls://127.0.0.1:$port" \
-        --dask-certs "$certs" --jobs "$jobs"
+        --dask-certs "$certs" --dask-workers "$gpus" --jobs "$jobs"
+    kill "$sampler" 2>/dev/null || true
     kill -INT "${pids[@]}" 2>/dev/null || true
     sleep 5; kill -KILL "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true
     [ "${FLEET_BASELINE:-1}" = 1 ] || return 0
