@@ -19,7 +19,7 @@ from conformance import backends
 from conformance.run import runner
 
 PROOF = "dask_workers"  # a record's field: the workers that ran it (one; a sweep's: each with its elements)
-PROOF_KEYS = ("device", "adapter", "directml", "directml_loaded", "provider_options")  # of backend.metadata()
+PROOF_KEYS = ("device", "adapter", "vulkan_device", "directml", "directml_loaded", "provider_options")  # of backend.metadata()
 
 
 @dataclass(frozen=True)
