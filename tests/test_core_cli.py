@@ -144,6 +144,7 @@ def test_specs_prints_every_feature_level_table_of_clip():
     for level in ("5_0", "3_0", "2_1", "1_0"):
         assert f"DML_FEATURE_LEVEL_{level}" in done.stdout
     assert "INT64, UINT64" in done.stdout and "Min > Max" in done.stdout
+    assert "family: element-wise" in done.stdout
 
 
 def test_backends_lists_cpu_as_available():

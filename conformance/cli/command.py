@@ -474,7 +474,8 @@ def cmd_specs(args) -> int:
         except KeyError as error:
             raise BadInput(error.args[0]) from None
         print(f"{spec.struct}\n  {spec.summary}\n  formula: {spec.formula}\n  introduced: "
-              f"DML_FEATURE_LEVEL_{spec.introduced}; in-place: {'yes' if spec.in_place else 'no'}")
+              f"DML_FEATURE_LEVEL_{spec.introduced}; in-place: {'yes' if spec.in_place else 'no'}; "
+              f"family: {spec.family.name}")
         print(f"  constraints: {spec.constraints}")
         print("  parameters: " + "; ".join(f"{p.name} ({p.kind}, default {p.default})" for p in spec.parameters))
         print("  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())

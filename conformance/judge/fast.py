@@ -59,10 +59,10 @@ BAD_BLOCK = 1 << 16  # elements off the exact value that compare.compare takes a
 
 
 def elementwise(case) -> bool:
-    """Only an operator whose output element depends on its input element alone (its spec's
-    `elementwise`), with an output of its input's type, may be chunked, grouped or tabulated."""
+    """Only an operator whose output element depends on its input element alone (its family's
+    `pointwise`), with an output of its input's type, may be chunked, grouped or tabulated."""
     spec = specs.get(case.op)
-    return spec.elementwise and spec.output_dtype(case.dtype) == case.dtype and not spec.several_inputs
+    return spec.family.pointwise and spec.output_dtype(case.dtype) == case.dtype and not spec.several_inputs
 
 
 def usable_cpus() -> int:
@@ -464,7 +464,7 @@ class Verifier:
 
     def _groups_several(self, case, x, actual) -> bool:
         """A small case of several inputs that check_many verifies with others of its key."""
-        return (self.fast and specs.get(case.op).elementwise and isinstance(actual, np.ndarray)
+        return (self.fast and specs.get(case.op).family.pointwise and isinstance(actual, np.ndarray)
                 and 0 < actual.size <= SMALL and actual.shape == np.broadcast_shapes(*(np.shape(v) for v in x))
                 and actual.dtype == oracle.output_dtype(case.op, case.dtype, **case.params))
 

@@ -7,6 +7,7 @@ from typing import Callable
 import numpy as np
 
 from conformance import featurelevels
+from conformance.specs.families import ELEMENT_WISE, Family
 
 
 class NotReachable(Exception):
@@ -110,7 +111,7 @@ class OperatorSpec:
     d3d: Callable | None = None
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
-    elementwise: bool = True  # each output element depends on its input element alone
+    family: Family = ELEMENT_WISE  # conformance/specs/families.py: what the judge and the loader ask of it
     # params -> the feature level from which the pages allow these field values (None: any level)
     parameter_level: Callable | None = None
     # The integer semantics, where the page has integer types: (params, dtype) -> a function of one

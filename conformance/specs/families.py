@@ -1,0 +1,31 @@
+"""The families of DirectML operators, defined once. A spec declares its family (OperatorSpec.family);
+what differs between families asks the family, never the operator's name.
+
+Decided by the family today: `pointwise` (the judge's chunked, grouped and tabulated paths and the
+compiled loops of conformance/judge/fast.py and precompile.py). Later steps of issue 25 hang here, one
+field each, only where a family has an operator to exercise it: its input generators, its default
+shape rules, the judge's error model, and the faults
+tests/faults.py injects. A family without a shipped operator decides nothing yet.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str  # as `conformance specs` and the docs spell it
+    description: str
+    # Each output element depends on the input elements at its own index alone, in a shape the inputs
+    # broadcast to: inputs may be chunked, grouped with other cases and tabulated
+    pointwise: bool = False
+
+
+ELEMENT_WISE = Family("element-wise", "each output element a function of the input elements at its index "
+                      "(ELEMENT_WISE_*, ACTIVATION_*)", pointwise=True)
+REDUCTION = Family("reduction", "output elements reduce slices along axes (REDUCE, ARGMIN, ARGMAX)")
+CONTRACTION = Family("contraction", "sums of products over a shared dimension (GEMM, CONVOLUTION)")
+WINDOW = Family("window", "each output element from a window of the input (pooling, FOLD, UNFOLD)")
+NORMALIZATION = Family("normalization", "elements scaled by statistics of their slice (BATCH_NORMALIZATION)")
+DATA_MOVEMENT = Family("data movement", "input elements copied to other places, unchanged (SLICE, TILE, PADDING)")
+INDEX = Family("index", "elements chosen or placed by index tensors (GATHER, SCATTER, ONE_HOT)")
+
+FAMILIES = (ELEMENT_WISE, REDUCTION, CONTRACTION, WINDOW, NORMALIZATION, DATA_MOVEMENT, INDEX)

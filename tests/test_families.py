@@ -1,0 +1,31 @@
+"""Operator families (conformance/specs/families.py): a spec declares one, and what the judge decides
+by it (the chunked, grouped and tabulated paths) asks the family, not the operator."""
+from dataclasses import replace
+
+import numpy as np
+
+from conformance import specs
+from conformance.caseset.caseload import load_file
+from conformance.judge import fast
+from conformance.specs import families
+
+
+def test_every_shipped_operator_declares_a_known_family_and_is_element_wise():
+    assert len({f.name for f in families.FAMILIES}) == len(families.FAMILIES)
+    for spec in specs.SPECS.values():
+        assert spec.family in families.FAMILIES, spec.name
+        assert spec.family is families.ELEMENT_WISE, spec.name  # issue 25, step 1: nothing else ships yet
+
+
+def test_a_family_that_is_not_pointwise_takes_the_plain_path(tmp_path, monkeypatch):
+    path = tmp_path / "exp.yaml"
+    path.write_text("operator: ELEMENT_WISE_EXP\ngroups:\n  - dtypes: [float32]\n    shapes: [[4, 4]]\n"
+                    "    inputs: [{kind: uniform}]\n")
+    case, = load_file(path)
+    x = case.make_input()
+    actual = np.exp(x)
+    verifier = fast.Verifier()
+    assert fast.elementwise(case) and verifier.accelerated(case, x, actual)
+    moved = replace(specs.get(case.op), family=families.DATA_MOVEMENT)
+    monkeypatch.setitem(specs.SPECS, case.op, moved)
+    assert not fast.elementwise(case) and not verifier.accelerated(case, x, actual)
