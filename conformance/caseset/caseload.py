@@ -16,7 +16,7 @@ import numpy as np
 import yaml
 
 from conformance import specs
-from conformance.caseset import inputs
+from conformance.caseset import arrays, inputs
 from conformance.caseset.case import Case
 from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
 from conformance.caseset.selection import compile_expression
@@ -219,6 +219,9 @@ def _where(where) -> str:
 def _schema_message(error) -> str:
     if "output_strides" in error.absolute_path:
         return f"must be {OUTPUT_STRIDES_WANTED}, not {error.instance!r}"
+    if "params" in error.absolute_path and (arrays.KEY in error.absolute_path or isinstance(error.instance, dict)
+                                            and arrays.KEY in error.instance):
+        return f"an array value is {{{arrays.KEY}: [numbers]}} ({error.message})"
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key(s)")
     if isinstance(error.instance, str) and _looks_numeric(error.instance):
@@ -294,6 +297,10 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"elements; the limit is {max_elements} (--max-elements)")
     for name, values in group.get("params", {}).items():
         parameter = spec.parameter(name)
+        if parameter is None and arrays.implied(spec, name):
+            problems.append(f"{where(*at, 'params', name)}{name} is the length of {arrays.implied(spec, name)}, "
+                            "implied: give the array only")
+            continue
         if parameter is None:
             problems.append(f"{where(*at, 'params', name)}{spec.name} has no parameter {name!r}; "
                             f"its fields are {', '.join(p.name for p in spec.parameters)}")
@@ -415,6 +422,8 @@ def _check_broadcast(spec, group, at, where) -> list:
 def _wanted(parameter, value) -> str | None:
     """What a value of this field must be, if this value is not that (None: it is)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if parameter.array:
+        return arrays.problem(parameter, value)
     if parameter.kind == "scale_bias":
         return None if value is None or isinstance(value, dict) and "Type" not in value else "null or {Scale, Bias}"
     if parameter.kind == "fused_activation":
@@ -507,14 +516,17 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     for dtype, shape_entry, combo, generator, broadcast in itertools.product(
             group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
         generator, cut = cut_sweep(generator, sweep_limit)
-        chosen = {name: fused.normalise(value) if spec.parameter(name).kind == "fused_activation" else value
-                  for name, value in zip(names, combo)}
+        chosen = {name: _normalise(spec.parameter(name), value) for name, value in zip(names, combo)}
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
         full.update({p.name: p.unset(dtype) for p in spec.parameters
                      if p.kind == "tensor_type" and full[p.name] is None})
         source = f"{path}:{_line(lines, at)}"
+        mismatched = arrays.count_problems(spec, full)
+        if mismatched:
+            problems += [f"{where(*at, 'params')}{p}" for p in mismatched]
+            continue
         if spec.several_inputs:
             try:
                 plan = _several_plan(spec, generator, dtype, full)
@@ -571,6 +583,13 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
             inputs=several, in_place_input=in_place_input, output_strides=_output_strides(group, shape), cut=cut))
     return cases
+
+
+def _normalise(parameter, value):
+    """A case file's value of a field as the case holds it."""
+    if parameter.kind == "fused_activation":
+        return fused.normalise(value)
+    return arrays.value(parameter, value) if parameter.array else value
 
 
 def _several_plan(spec, entry, dtype, params) -> dict:
@@ -672,6 +691,8 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
             parts.append(f"{name}={fused.label(value, _fmt)}")
         elif isinstance(value, dict):
             parts.append(f"Scale={_fmt(value['Scale'])},Bias={_fmt(value['Bias'])}")
+        elif isinstance(value, list):
+            parts.append(f"{name}={arrays.label(value, _fmt)}")
         elif value is not None:
             parts.append(f"{name}={_fmt(value)}")
     text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", label])

@@ -1,4 +1,6 @@
 """The structure of a case file, as JSON Schema (checked with jsonschema)."""
+from conformance.caseset import arrays
+
 NUMBER = {"type": "number"}
 TOLERANCE = {"oneOf": [{"type": "integer", "minimum": 0},
                        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}]}
@@ -8,7 +10,10 @@ SCALE_BIAS = {"oneOf": [{"type": "null"},
 # A FusedActivation field (conformance/specs/fused.py): an activation's name (a string) or this.
 FUSED_ACTIVATION = {"type": "object", "required": ["Type"], "properties": {"Type": {"type": "string"}},
                     "additionalProperties": NUMBER}
-PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, FUSED_ACTIVATION, {"type": "string"}]}  # strings: enum, data type
+# An array field's one value (conformance/caseset/arrays.py): {array: [1, 2]}, never a bare list (a grid).
+ARRAY = {"type": "object", "additionalProperties": False, "required": [arrays.KEY],
+         "properties": {arrays.KEY: {"type": "array", "items": NUMBER}}}
+PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, FUSED_ACTIVATION, ARRAY, {"type": "string"}]}  # strings: enum, data type
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],

@@ -25,6 +25,7 @@ class SupportTable:
 class Parameter:
     name: str  # the DirectML field name
     # "float", "scale_bias", "uint", "int", "enum", "data_type" or "scalar": a field of the struct;
+    # an ARRAY_KINDS kind: a list-valued field (a pointer in the struct) with its count field `count`;
     # "tensor_type": no field, the data type of the tensors named in `tensors` where the page lets a
     # case choose it (DEQUANTIZE_LINEAR's FLOAT16 scale and output); unset: what `unset` says
     kind: str
@@ -37,6 +38,17 @@ class Parameter:
     # (None), where the page gives no default (dml-direct writes every field)
     unset: Callable | None = None
     tensors: tuple = ()  # a "tensor_type": the tensors (struct field names) whose data type it is
+    # An array field: the struct's count field before it (AxisCount, DimensionCount), the array's
+    # length; implied, never written by a case. Arrays naming one count field have one length.
+    count: str | None = None
+
+    @property
+    def array(self) -> bool:
+        return self.kind in ARRAY_KINDS
+
+
+# A list-valued field's kind -> the kind of each element (Axes, Sizes: UINT; Offsets: INT; Scales: FLOAT)
+ARRAY_KINDS = {"uint_array": "uint", "int_array": "int", "float_array": "float"}
 
 
 @dataclass(frozen=True)
