@@ -47,14 +47,27 @@ class Case:
     output_strides: tuple = ()
     # --max-elements cut this streamed sweep to a strided sample: how, in words ("" where it runs whole)
     cut: str = ""
+    # Each output's shape, by the spec's shape rule (set at load; empty: one output of the case's shape)
+    output_shapes: tuple = ()
 
     @property
     def rank(self) -> int:
         return len(self.shape)
 
     @property
+    def input_shapes(self) -> tuple:
+        """Each input's own shape, in the page's order."""
+        return tuple(i.shape for i in self.inputs) or (tuple(self.shape),)
+
+    @property
+    def outputs(self) -> tuple:
+        """Each output's shape."""
+        return self.output_shapes or (tuple(self.shape),)
+
+    @property
     def elements(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        """Output elements, every output's."""
+        return sum(int(np.prod(shape, dtype=np.int64)) for shape in self.outputs)
 
     @property
     def seed(self) -> int:
@@ -79,7 +92,8 @@ class Case:
 
     def describe(self) -> dict:
         return {"id": self.id, "op": self.op, "dtype": self.dtype, "shape": list(self.shape),
-                "rank": self.rank, "params": self.params, "generator": self.generator,
+                "rank": self.rank, "input_shapes": [list(s) for s in self.input_shapes],
+                "output_shapes": [list(s) for s in self.outputs], "params": self.params, "generator": self.generator,
                 "feature_level": self.required_level, "tolerance": self.tolerance,
                 "flush_allowed": self.flush_allowed, "nan_rule": self.nan_rule,
                 "in_place": self.in_place, "seed": self.seed, "source": self.source,

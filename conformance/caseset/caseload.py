@@ -568,6 +568,12 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
                 continue
+        input_shapes = tuple(i.shape for i in several) or (shape,)
+        problem = spec.shape_problem(input_shapes, full)
+        if problem:
+            problems.append(f"{where(*at, 'shapes')}{spec.name}: {problem}")
+            continue
+        outputs = spec.output_shapes(input_shapes, full)
         case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input,
                            group.get("output_strides"))
         if case_id in ids:
@@ -581,7 +587,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
                                  group.get("tolerance", data.get("tolerance"))),
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
-            inputs=several, in_place_input=in_place_input, output_strides=_output_strides(group, shape), cut=cut))
+            inputs=several, in_place_input=in_place_input, cut=cut, output_shapes=outputs,
+            output_strides=_output_strides(group, outputs[0])))
     return cases
 
 

@@ -140,6 +140,23 @@ class OperatorSpec:
     # (OnnxNode, case shape) -> the node for a case of that shape, where the node depends on it
     # (QuantizeLinear's one-element scale is per tensor, not blocked)
     onnx_for_shape: Callable | None = None
+    # Its own shape rule and check, where its family's do not apply (conformance/specs/shapes.py):
+    # (input shapes, params) -> a tuple of output shapes; (input shapes, params) -> None or one line
+    output_shapes_rule: Callable | None = None
+    shape_check: Callable | None = None
+
+    def output_shapes(self, input_shapes, params: dict) -> tuple:
+        """Each output's shape, from each input's shape (in the page's order) and the field values."""
+        rule = self.output_shapes_rule or self.family.output_shapes
+        if rule is None:
+            raise NotImplementedError(f"{self.name}: the {self.family.name} family has no default shape rule; "
+                                      "give the spec an output_shapes_rule")
+        return tuple(tuple(int(n) for n in shape) for shape in rule(tuple(map(tuple, input_shapes)), params))
+
+    def shape_problem(self, input_shapes, params: dict) -> str | None:
+        """Why a case of these input shapes and field values cannot be (one line), or None."""
+        check = self.shape_check or self.family.shape_check
+        return check(tuple(map(tuple, input_shapes)), params) if check else None
 
     @property
     def several_inputs(self) -> bool:

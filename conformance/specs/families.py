@@ -2,12 +2,16 @@
 what differs between families asks the family, never the operator's name.
 
 Decided by the family today: `pointwise` (the judge's chunked, grouped and tabulated paths and the
-compiled loops of conformance/judge/fast.py and precompile.py). Later steps of issue 25 hang here, one
-field each, only where a family has an operator to exercise it: its input generators, its default
-shape rules, the judge's error model, and the faults
-tests/faults.py injects. A family without a shipped operator decides nothing yet.
+compiled loops of conformance/judge/fast.py and precompile.py) and the default shape rule and check
+(conformance/specs/shapes.py; a spec may give its own). Later steps of issue 25 hang here, one field
+each, only where a family has an operator to exercise it: its input generators, the judge's error
+model, and the faults tests/faults.py injects. A family without a shipped operator decides nothing
+yet: its specs give their own shape rule.
 """
 from dataclasses import dataclass
+from typing import Callable
+
+from conformance.specs import shapes
 
 
 @dataclass(frozen=True)
@@ -17,10 +21,14 @@ class Family:
     # Each output element depends on the input elements at its own index alone, in a shape the inputs
     # broadcast to: inputs may be chunked, grouped with other cases and tabulated
     pointwise: bool = False
+    # The default shape rule and check of its specs (conformance/specs/shapes.py); None: each spec gives its own
+    output_shapes: Callable | None = None
+    shape_check: Callable | None = None
 
 
 ELEMENT_WISE = Family("element-wise", "each output element a function of the input elements at its index "
-                      "(ELEMENT_WISE_*, ACTIVATION_*)", pointwise=True)
+                      "(ELEMENT_WISE_*, ACTIVATION_*)", pointwise=True,
+                      output_shapes=shapes.broadcast_output, shape_check=shapes.broadcast_check)
 REDUCTION = Family("reduction", "output elements reduce slices along axes (REDUCE, ARGMIN, ARGMAX)")
 CONTRACTION = Family("contraction", "sums of products over a shared dimension (GEMM, CONVOLUTION)")
 WINDOW = Family("window", "each output element from a window of the input (pooling, FOLD, UNFOLD)")
