@@ -311,3 +311,56 @@ def test_a_wrong_layout_stops_the_import_even_under_python_O():
     done = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
     assert done.returncode != 0
     assert "LayoutMismatch: LUID: sizeof 8, x64 header layout says 12" in done.stderr, done.stderr
+
+
+class _Tile(C.Structure):
+    """DirectML.h's DML_TILE_OPERATOR_DESC, written here from the header, not from abi.py."""
+    _fields_ = [("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p), ("RepeatsCount", C.c_uint),
+                ("Repeats", C.POINTER(C.c_uint))]
+
+
+class _Reduce(C.Structure):
+    """DirectML.h's DML_REDUCE_OPERATOR_DESC: Function before the tensors, then AxisCount and Axes."""
+    _fields_ = [("Function", C.c_int), ("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p),
+                ("AxisCount", C.c_uint), ("Axes", C.POINTER(C.c_uint))]
+
+
+def test_an_array_field_is_count_and_pointer_byte_for_byte_as_the_header_lays_out_tile():
+    from conformance.specs.base import Parameter
+    tile = _spec("TILE", (Parameter("Repeats", "uint_array", None, "", count="RepeatsCount"),),
+                 output_shapes_rule=lambda shapes, p: (tuple(n * r for n, r in zip(shapes[0], p["Repeats"])),))
+    assert layout.layout(tile)["fields"] == [["InputTensor", "tensor"], ["OutputTensor", "tensor"],
+                                             ["RepeatsCount", "count"], ["Repeats", "uint_array"]]
+    d = _description(None, "float32", (2, 3), {"Repeats": [2, 3]}, spec=tile)
+    assert d.desc.Type == abi.DML_OPERATOR_TILE and C.sizeof(d.struct) == C.sizeof(_Tile) == 32
+    repeats = (C.c_uint * 2)(2, 3)
+    header = _Tile(d.inputs[0].address, d.output.address, 2, C.cast(repeats, C.POINTER(C.c_uint)))
+    raw = C.string_at(d.desc.Desc, 32)
+    pointer = struct.unpack_from("<Q", raw, 24)[0]
+    assert raw[:24] == bytes(header)[:24] and raw[20:24] == bytes(4)  # the padding before the pointer
+    assert list((C.c_uint * 2).from_address(pointer)) == [2, 3] == d.fields()["Repeats"]
+    assert d.fields()["RepeatsCount"] == 2
+    shaped = OperatorDescription.from_case(layout.request(tile, "float32", (2, 3), {"Repeats": [2, 3]},
+                                                          output_shape=(4, 9)))
+    assert list(shaped.output.buffer.Sizes[:2]) == [4, 9] and shaped.output.total_bytes == 4 * 36
+    assert shaped.key != d.key
+    empty = _description(None, "float32", (2, 3), {"Repeats": []}, spec=tile)
+    assert struct.unpack_from("<IIQ", C.string_at(empty.desc.Desc, 32), 16) == (0, 0, 0)  # count 0, NULL
+
+
+def test_fields_in_the_header_s_order_with_tensors_not_first_as_reduce():
+    from conformance.specs.base import Parameter
+    functions = {"DML_REDUCE_FUNCTION_ARGMAX": 0, "DML_REDUCE_FUNCTION_SUM": 10}  # DirectML.h, DML_REDUCE_FUNCTION
+    reduce = _spec("REDUCE", (Parameter("Function", "enum", "DML_REDUCE_FUNCTION_SUM", "", choices=tuple(functions),
+                                        enum_values=functions),
+                              Parameter("Axes", "uint_array", None, "", count="AxisCount")),
+                   struct_order=("Function", "InputTensor", "OutputTensor", "AxisCount", "Axes"))
+    d = _description(None, "float32", (2, 3, 4), {"Axes": [1, 2]}, spec=reduce)
+    assert C.sizeof(d.struct) == C.sizeof(_Reduce) == 40
+    axes = (C.c_uint * 2)(1, 2)
+    header = _Reduce(10, d.inputs[0].address, d.output.address, 2, C.cast(axes, C.POINTER(C.c_uint)))
+    raw = C.string_at(d.desc.Desc, 40)
+    assert raw[:32] == bytes(header)[:32]
+    assert list((C.c_uint * 2).from_address(struct.unpack_from("<Q", raw, 32)[0])) == [1, 2]
+    with pytest.raises(ValueError, match="struct_order"):
+        layout.layout(_spec("REDUCE", reduce.parameters, struct_order=("Function", "InputTensor", "Axes")))

@@ -506,7 +506,12 @@ DESC_FIELD_KINDS = {
     "enum": (_ENUM, 4, 4),                        # a DML_* enum
     "data_type": (_ENUM, 4, 4),                   # DML_TENSOR_DATA_TYPE
     "scalar": ("DML_SCALAR_UNION", 8, 8),         # union: its INT64, UINT64 and DOUBLE members align it to 8
+    "count": ("c_uint32", 4, 4),                  # UINT AxisCount, DimensionCount: the length of its arrays
+    "uint_array": ("ptr", 8, 8),                  # _Field_size_(count) const UINT*
+    "int_array": ("ptr", 8, 8),                   # _Field_size_(count) const INT*
+    "float_array": ("ptr", 8, 8),                 # _Field_size_(count) const FLOAT*
 }
+ARRAY_ELEMENTS = {"uint_array": "c_uint32", "int_array": "c_int32", "float_array": "c_float"}
 
 
 def x64_layout(kinds) -> tuple:

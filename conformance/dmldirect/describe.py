@@ -83,26 +83,29 @@ class OperatorDescription:
     """DML_OPERATOR_DESC -> DML_<OP>_OPERATOR_DESC -> tensors (and DML_SCALE_BIAS where the page has it).
 
     desc: {"type": "DML_OPERATOR_<OP>", "struct": "DML_<OP>_OPERATOR_DESC", "fields": [[name, kind],
-    ...]}: the input tensors (InputTensor; ATensor, BTensor; ...) and OutputTensor, then the operator's
-    fields in the header's order, each of a kind of abi.DESC_FIELD_KINDS. inputs: per input tensor
-    {"dtype", "shape" (its own), "broadcast" (dimensions read with stride 0)}; None: each of the case's
-    type and shape. params holds every field after the tensors as the harness sends it
-    (conformance/dmldirect/layout.py): "float" a number, "scale_bias" None or {"Scale", "Bias"},
-    "uint"/"int"/"enum" an integer, "data_type" a data type name, "scalar" {"type", "value"}.
+    ...]}: every field in the header's order, each of a kind of abi.DESC_FIELD_KINDS: the input tensors
+    (InputTensor; ATensor, BTensor; ...) and OutputTensor of kind "tensor", wherever the struct puts
+    them, and the operator's own fields. inputs: per input tensor {"dtype", "shape" (its own),
+    "broadcast" (dimensions read with stride 0)}; None: each of the case's type and shape. params holds
+    every field that is no tensor as the harness sends it (conformance/dmldirect/layout.py): "float" a
+    number, "scale_bias" None or {"Scale", "Bias"}, "uint"/"int"/"enum"/"count" an integer, "data_type"
+    a data type name, "scalar" {"type", "value"}, an array kind a list (a pointer to its elements;
+    NULL where it is empty). output_shape: the output's sizes where they are not shape's.
     """
 
     def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
-                 output_strides=None):
+                 output_strides=None, output_shape=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
-        count = next((k for k, (_, kind) in enumerate(fields) if kind != "tensor"), len(fields))
-        if count < 2 or "tensor" in [k for _, k in fields[count:]]:
-            raise ValueError(f"{desc['struct']}: the fields must start with the input tensors and OutputTensor, "
-                             f"and only those are tensors: {fields}")
+        tensors = [name for name, kind in fields if kind == "tensor"]
+        if "OutputTensor" not in tensors or len(tensors) < 2:
+            raise ValueError(f"{desc['struct']}: the fields must name the input tensors and OutputTensor: {fields}")
+        count = len(tensors)
         self.operator_type = abi.ENUMS[desc["type"]]
         self.dtype, self.output_dtype = dtype, output_dtype or dtype
         self.shape, self.params = tuple(int(s) for s in shape), dict(params)
         self.fields_declared = fields
-        names = {name for name, _ in fields[count:]}
+        self.own_fields = [(name, kind) for name, kind in fields if kind != "tensor"]
+        names = {name for name, _ in self.own_fields}
         unknown, missing = set(self.params) - names, names - set(self.params)
         if unknown or missing:
             raise KeyError(f"{desc['struct']}: " + "; ".join(
@@ -116,13 +119,15 @@ class OperatorDescription:
                                   if i["broadcast"] else None) for i in given]
         self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]
         self.input = self.inputs[0]
-        self.output = TensorDesc(self.output_dtype, self.shape, output_strides or None)
-        self.tensor_count = count
-        values = {name: tensor.address for (name, _), tensor in zip(fields, self.inputs + [self.output])}
+        self.output = TensorDesc(self.output_dtype, self.shape if output_shape is None else output_shape,
+                                 output_strides or None)
+        inputs_named = [name for name in tensors if name != "OutputTensor"]
+        values = {name: tensor.address for name, tensor in zip(inputs_named + ["OutputTensor"], self.inputs + [self.output])}
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
+        self.arrays = {}  # array fields: name -> the ctypes array its pointer points at
         self.fused = None  # a fused activation: (its type name, its struct, its DML_OPERATOR_DESC)
-        values.update(self._values(fields[count:], self.params))
+        values.update(self._values(self.own_fields, self.params))
         self.struct = struct(**values)
         self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
 
@@ -142,12 +147,15 @@ class OperatorDescription:
                 values[name] = float_field(value)
             elif kind == "data_type":
                 values[name] = abi.DATA_TYPES[value]
+            elif kind in abi.ARRAY_ELEMENTS:  # _Field_size_(count): the elements, NULL where there are none
+                self.arrays[name] = (getattr(C, abi.ARRAY_ELEMENTS[kind]) * len(value))(*value)
+                values[name] = C.addressof(self.arrays[name]) if value else None
             elif kind == "scalar":
                 union = abi.DML_SCALAR_UNION()
                 union.Bytes[:] = scalar_bytes(value["value"], value["type"])
                 self.scalars[name] = (value["type"], union)
                 values[name] = union
-            else:  # uint, int, enum: the integer itself
+            else:  # uint, int, enum, count: the integer itself
                 values[name] = int(value)
         return values
 
@@ -171,6 +179,8 @@ class OperatorDescription:
         if kind == "scale_bias":
             return None if self.scale_bias is None else {"Scale": self.scale_bias.Scale,
                                                          "Bias": self.scale_bias.Bias}
+        if kind in abi.ARRAY_ELEMENTS:
+            return list(self.arrays[name])
         if kind == "scalar":
             dtype, union = self.scalars[name]
             return np.frombuffer(bytes(union.Bytes), dtype=dtype, count=1)[0].item()
@@ -184,9 +194,9 @@ class OperatorDescription:
     @property
     def key(self) -> tuple:
         """Identical descriptions compile to the same operator (the cache key)."""
-        values = tuple((name, repr(self._value(name, kind))) for name, kind in self.fields_declared[self.tensor_count:])
+        values = tuple((name, repr(self._value(name, kind))) for name, kind in self.own_fields)
         strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs + [self.output])
-        return (self.operator_type, self.dtype, self.output_dtype, self.shape, strides, values)
+        return (self.operator_type, self.dtype, self.output_dtype, self.shape, self.output.shape, strides, values)
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""
@@ -200,7 +210,7 @@ class OperatorDescription:
         if len(self.inputs) > 1:
             out["Inputs"] = [{"DataType": t.buffer.DataType, "Strides": None if t.strides is None else list(t.strides),
                               "TotalTensorSizeInBytes": t.total_bytes} for t in self.inputs]
-        for name, kind in self.fields_declared[self.tensor_count:]:
+        for name, kind in self.own_fields:
             out[name] = self._value(name, kind)
         return out
 
@@ -208,7 +218,7 @@ class OperatorDescription:
     def from_case(cls, case: dict) -> "OperatorDescription":
         """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
         return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"),
-                   case.get("inputs") or None, case.get("output_strides"))
+                   case.get("inputs") or None, case.get("output_strides"), case.get("output_shape"))
 
 
 def read_output(raw: bytes, dtype: str, shape, strides=None) -> tuple:

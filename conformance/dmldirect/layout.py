@@ -25,17 +25,30 @@ def layout(spec) -> dict:
     type_name = f"DML_OPERATOR_{spec.name}"
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
-    tensors = [[i.name, "tensor"] for i in spec.inputs] + [["OutputTensor", "tensor"]]
-    fields = tensors + [[p.name, p.kind] for p in spec.fields]
-    unknown = [f"{name} ({kind})" for name, kind in fields[len(tensors):]
-               if kind not in abi.DESC_FIELD_KINDS or kind == "tensor"]
+    kinds = {i.name: "tensor" for i in spec.inputs} | {"OutputTensor": "tensor"}
+    order = list(kinds)
+    for p in spec.fields:
+        if p.array and p.count and p.count not in kinds:
+            kinds[p.count] = "count"
+            order.append(p.count)
+        kinds[p.name] = p.kind
+        order.append(p.name)
+    if spec.struct_order:
+        if sorted(spec.struct_order) != sorted(order):
+            raise ValueError(f"{spec.name}: struct_order {list(spec.struct_order)} names other fields than its "
+                             f"tensors, counts and parameters ({', '.join(order)})")
+        order = list(spec.struct_order)
+    fields = [[name, kinds[name]] for name in order]
+    unknown = [f"{name} ({kind})" for name, kind in fields if kind not in abi.DESC_FIELD_KINDS
+               or kind == "tensor" and name not in ("OutputTensor", *(i.name for i in spec.inputs))]
     if unknown:
         raise ValueError(f"{spec.name}: no description field kind for {', '.join(unknown)}; "
                          f"known: {', '.join(k for k in abi.DESC_FIELD_KINDS if k != 'tensor')}")
     return {"type": type_name, "struct": spec.struct, "fields": fields}
 
 
-def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=()) -> dict:
+def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=(),
+            output_shape=None) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
     spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
@@ -53,10 +66,20 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
     output_dtype = str(np.dtype(spec.tensor_type("OutputTensor", dtype, values)))
     return {"op": spec.name, "dtype": dtype, "output_dtype": output_dtype,
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
-            "desc": layout(spec), "params": {p.name: _wire(spec, p, values, dtype) for p in spec.fields},
+            "desc": layout(spec), "params": _wired(spec, values, dtype),
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
                         "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
-            "output_strides": [int(s) for s in output_strides] or None}
+            "output_strides": [int(s) for s in output_strides] or None,
+            "output_shape": None if output_shape is None else [int(n) for n in output_shape]}
+
+
+def _wired(spec, values, dtype) -> dict:
+    """Every field after the tensors as the worker reads it; a count field is its arrays' length."""
+    wired = {p.name: _wire(spec, p, values, dtype) for p in spec.fields}
+    for p in spec.fields:
+        if p.array and p.count:
+            wired[p.count] = len(wired[p.name])
+    return wired
 
 
 def _given(spec, parameter, values, dtype):
@@ -97,6 +120,8 @@ def _wire(spec, parameter, values, dtype):
         return int(value)
     if kind == "data_type":
         return str(np.dtype(value))
+    if parameter.array:
+        return [float(v) if kind == "float_array" else int(v) for v in value]
     if kind == "scalar":
         typed_by = spec.parameter(parameter.typed_by or "")
         if typed_by is None or typed_by.kind != "data_type":

@@ -144,6 +144,10 @@ class OperatorSpec:
     # (input shapes, params) -> a tuple of output shapes; (input shapes, params) -> None or one line
     output_shapes_rule: Callable | None = None
     shape_check: Callable | None = None
+    # The struct's field names in the header's order, where it is not the inputs, OutputTensor, then
+    # each parameter (an array's count field just before the first array that names it); DirectML's
+    # DML_REDUCE_OPERATOR_DESC starts with Function, then its tensors, then AxisCount and Axes.
+    struct_order: tuple = ()
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:
         """Each output's shape, from each input's shape (in the page's order) and the field values."""
