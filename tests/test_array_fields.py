@@ -9,8 +9,10 @@ import pytest
 
 from conformance import specs
 from conformance.caseset.caseload import CaseFileError, load_file
+from conformance.caseset.selection import select
 from conformance.cli.command import main
 from conformance.specs.base import Parameter
+from reports.details import keyword_for
 
 ARRAYS = (Parameter("Axes", "uint_array", None, "the axes", count="AxisCount"),
           Parameter("Offsets", "int_array", None, "per dimension", count="DimensionCount"),
@@ -55,6 +57,15 @@ def test_list_k_on_an_array_id_gives_exactly_that_case(with_arrays, tmp_path, ca
     assert capsys.readouterr().out.split() == [wanted]
     assert main(["list", "-k", "Axes=[0,1]", str(path)]) == 0
     assert capsys.readouterr().out.split() == [wanted.replace("Axes=[1]", "Axes=[0,1]")]
+
+
+def test_the_report_s_rerun_keyword_selects_each_array_case_alone(with_arrays, tmp_path):
+    path = tmp_path / "identity.yaml"
+    path.write_text(CASES.replace("{array: []}", "{array: [1, 0]}, {array: [0]}, {array: [10]}"))
+    cases = load_file(path)
+    assert len(cases) == 5
+    for case in cases:
+        assert select(cases, keyword_for(case.id, [c.id for c in cases])) == [case]
 
 
 @pytest.mark.parametrize("value,line,words", [
