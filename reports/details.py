@@ -317,5 +317,7 @@ def element_values(item: dict) -> list:
             value = ", ".join(str(v) for v in value)
         if isinstance(pattern, list):
             pattern = ", ".join(pattern)
+        if name == "input" and "source" in item:  # a copied element (data movement): where it comes from
+            value = f"{item.get('source_input', 'Input')}{item['source']} = {value}"
         values.append((name, str(value), pattern))
     return values

@@ -308,7 +308,7 @@ def describe(comparison: Comparison, tolerance: int, model: str = "ulp") -> str:
              + (f", {comparison.nan_mismatches} NaN mismatches" if comparison.nan_mismatches else "")
              + (f", {comparison.flushed} flushed" if comparison.flushed else "") + ")"]
     for item in comparison.worst:
-        lines.append(f"  at {tuple(item['index'])}: input {item['input']!r}, expected "
+        lines.append(f"  at {tuple(item['index'])}: {_input(item)}, expected "
                      f"{item['expected']!r}, actual {item['actual']!r} ({item['ulp']} ULP)")
     return "\n".join(lines)
 
@@ -319,7 +319,15 @@ def describe_intervals(comparison: Comparison) -> str:
              f" ({figures['outside']} outside their interval, {figures['semantic']} breaking a rule; "
              f"{figures['lowering_defined']} lowering-defined; max {comparison.max_ulp} ULP)"]
     for item in figures["worst"]:
-        lines.append(f"  at {tuple(item['index'])}: input {item['input']!r}, expected {item['expected']!r}, "
+        lines.append(f"  at {tuple(item['index'])}: {_input(item)}, expected {item['expected']!r}, "
                      f"actual {item['actual']!r}, interval [{item['lo']!r}, {item['hi']!r}] "
                      f"({item['rule']}, {item['ulp']} ULP)")
     return "\n".join(lines)
+
+
+def _input(item) -> str:
+    """The input an element is judged by: its value, and for a copied element (data movement) the
+    input and index it comes from."""
+    if "source" in item:
+        return f"copied from {item['source_input']}{tuple(item['source'])} = {item['input']!r}"
+    return f"input {item['input']!r}"

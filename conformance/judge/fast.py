@@ -39,6 +39,7 @@ from conformance.caseset import operands
 from conformance.judge import compiling, fast_analysis, fast_kernels
 from conformance.judge.compare import (HISTOGRAM_BINS, WORST_SHOWN, Comparison, bin_index, compare,
                                        compare_group, empty_interval_summary, histogram_bins)
+from conformance.judge.entry import compare_case
 from conformance.judge.expected import expected_and_reference, interval_judge, zero_results
 from conformance.judge.ulp import fractional_ulp_error, ulp_distance
 
@@ -376,6 +377,8 @@ class Verifier:
             or (self.kernel == "auto" and not fast_kernels.loaded()))
 
     def check(self, case, x, actual) -> Comparison:
+        if specs.get(case.op).family.copies:  # exact, naming sources: the judge's entry for the family
+            return compare_case(case, x, actual)
         if isinstance(x, tuple):  # several inputs: the plain path
             return self._plain(case, x, actual)
         x = np.asarray(x)

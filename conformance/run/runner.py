@@ -14,9 +14,10 @@ from conformance.backends.base import BATCH, Outcome
 from conformance.caseset import inputs as generators
 from conformance.caseset import operands
 from conformance.caseset.caseload import checkout_path, source_file
-from conformance.judge.compare import compare, describe
+from conformance.judge.compare import describe
 from conformance.judge.d3d import DEFAULT_MODEL, MODELS
-from conformance.judge.expected import expected_for, interval_judge
+from conformance.judge.entry import compare_case
+from conformance.judge.expected import expected_for  # noqa: F401 (runner.expected_for: bench, scripts)
 
 STREAM_CHUNK = 1 << 22  # elements of a streamed case (exhaustive_float32) per backend call
 
@@ -90,10 +91,7 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
         elif verifier is not None and expected is None:
             result = verifier.check(case, x, outcome.output)
         else:
-            if expected is None:
-                expected, reference, zeros = expected_for(case, x)
-            result = compare(x, expected, outcome.output, case.tolerance, case.flush_allowed, zeros,
-                             reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))
+            result = compare_case(case, x, outcome.output, expected, reference, zeros)
         verdicts = {name: statuses.PASS if result.passed_under(name) else statuses.FAIL for name in MODELS}
         record.update(mismatches=result.mismatches, nan_mismatches=result.nan_mismatches,
                       flushed=result.flushed, max_ulp=result.max_ulp,

@@ -148,6 +148,10 @@ class OperatorSpec:
     # each parameter (an array's count field just before the first array that names it); DirectML's
     # DML_REDUCE_OPERATOR_DESC starts with Function, then its tensors, then AxisCount and Axes.
     struct_order: tuple = ()
+    # A family that copies (data movement): (output index, one array per output dimension; input
+    # shapes; params) -> (which input, an array; the index in it, one array per input dimension):
+    # where each output element comes from, named by the judge's worst elements
+    source_index: Callable | None = None
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:
         """Each output's shape, from each input's shape (in the page's order) and the field values."""

@@ -2,7 +2,8 @@
 what differs between families asks the family, never the operator's name.
 
 Decided by the family today: `pointwise` (the judge's chunked, grouped and tabulated paths and the
-compiled loops of conformance/judge/fast.py and precompile.py) and the default shape rule and check
+compiled loops of conformance/judge/fast.py and precompile.py), `copies` (the judge's entry,
+conformance/judge/entry.py: exact, naming each wrong element's source) and the default shape rule and check
 (conformance/specs/shapes.py; a spec may give its own). Later steps of issue 25 hang here, one field
 each, only where a family has an operator to exercise it: its input generators, the judge's error
 model, and the faults tests/faults.py injects. A family without a shipped operator decides nothing
@@ -21,6 +22,9 @@ class Family:
     # Each output element depends on the input elements at its own index alone, in a shape the inputs
     # broadcast to: inputs may be chunked, grouped with other cases and tabulated
     pointwise: bool = False
+    # Each output element is one input element copied unchanged: judged exactly, a wrong element named
+    # by the input index it comes from (conformance/judge/moved.py; the spec's source_index)
+    copies: bool = False
     # The default shape rule and check of its specs (conformance/specs/shapes.py); None: each spec gives its own
     output_shapes: Callable | None = None
     shape_check: Callable | None = None
@@ -33,7 +37,8 @@ REDUCTION = Family("reduction", "output elements reduce slices along axes (REDUC
 CONTRACTION = Family("contraction", "sums of products over a shared dimension (GEMM, CONVOLUTION)")
 WINDOW = Family("window", "each output element from a window of the input (pooling, FOLD, UNFOLD)")
 NORMALIZATION = Family("normalization", "elements scaled by statistics of their slice (BATCH_NORMALIZATION)")
-DATA_MOVEMENT = Family("data movement", "input elements copied to other places, unchanged (SLICE, TILE, PADDING)")
+DATA_MOVEMENT = Family("data movement", "input elements copied to other places, unchanged (SLICE, TILE, PADDING)",
+                       copies=True)
 INDEX = Family("index", "elements chosen or placed by index tensors (GATHER, SCATTER, ONE_HOT)")
 
 FAMILIES = (ELEMENT_WISE, REDUCTION, CONTRACTION, WINDOW, NORMALIZATION, DATA_MOVEMENT, INDEX)

@@ -1,0 +1,22 @@
+"""The judge's one entry: a case's device output against the oracle, by the operator's family.
+Element-wise: the oracle, then compare.compare (the d3d intervals; the accelerated paths of fast.py
+reach the same Comparison); a family that copies: exact, element for element (moved.py)."""
+import numpy as np
+
+from conformance import specs
+from conformance.judge.compare import Comparison, compare
+from conformance.judge.expected import expected_and_reference, expected_for, interval_judge
+
+
+def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> Comparison:
+    """expected, reference, zeros: what expected.expected_for gives, where the caller has it."""
+    spec = specs.get(case.op)
+    if spec.family.copies:
+        from conformance.judge.moved import compare_moved
+        if expected is None:
+            expected = expected_and_reference(case, x)[0]
+        return compare_moved(spec, x, expected, actual, case.oracle_params())
+    if expected is None:
+        expected, reference, zeros = expected_for(case, x)
+    return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
+                   reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))

@@ -1,0 +1,62 @@
+"""The data movement family's judge (TILE, SLICE, PADDING...): every output element is one input
+element copied unchanged, so each must equal the oracle's exactly (a zero-width interval; NaN for
+NaN counts as equal whatever its payload, as compare.differing says). A wrong element is named by
+its output index and the input index it was to be copied from (the spec's source_index), never by
+the input value that happens to sit at the output's flat index."""
+import numpy as np
+
+from conformance.caseset import operands
+from conformance.judge.compare import (WORST_SHOWN, Comparison, differing, empty_interval_summary, hex_bits,
+                                       jsonable, ulp_histogram)
+from conformance.judge.ulp import ulp_distance
+
+
+def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
+    """x: the input (or inputs, in the page's order, each of its own shape); expected: the oracle's
+    output; actual: the device's. The d3d figures are the same verdicts, as zero-width intervals."""
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if actual.dtype != expected.dtype:
+        return Comparison(expected.size, mismatches=expected.size,
+                          problem=f"output data type {actual.dtype}, expected {expected.dtype}")
+    if actual.shape != expected.shape:
+        return Comparison(expected.size, mismatches=expected.size,
+                          problem=f"output shape {actual.shape}, expected {expected.shape}")
+    flat_e, flat_a = expected.reshape(-1), actual.reshape(-1)
+    bad = differing(flat_e, flat_a)
+    if expected.dtype.kind == "f":
+        nan_mismatch = np.isnan(flat_e) != np.isnan(flat_a)
+        distance = np.where(np.isnan(flat_e) | np.isnan(flat_a), 0, ulp_distance(flat_e, flat_a))
+    else:
+        nan_mismatch = np.zeros_like(bad)
+        distance = ulp_distance(flat_e, flat_a)
+    result = Comparison(elements=int(expected.size), mismatches=int(bad.sum()),
+                        nan_mismatches=int(nan_mismatch.sum()), max_ulp=int(distance.max()) if distance.size else 0,
+                        max_fractional_ulp=0.0 if expected.dtype.kind == "f" else None,
+                        histogram=ulp_histogram(distance, nan_mismatch, np.zeros_like(bad)))
+    result.d3d = empty_interval_summary()
+    if not result.mismatches:
+        return result
+    positions = np.flatnonzero(bad)
+    key = np.where(nan_mismatch[positions], np.iinfo(np.int64).max, distance[positions])
+    order = positions[np.argsort(-key, kind="stable")[:WORST_SHOWN]]
+    inputs = x if operands.several(x) else (x,)
+    outputs = np.unravel_index(order, expected.shape)
+    # (which input, per element; the index in it, one array per input dimension)
+    sources = spec.source_index(outputs, tuple(np.shape(v) for v in inputs), params)
+    result.worst = []
+    for k, position in enumerate(order):
+        which, source = sources[0][k], tuple(int(axis[k]) for axis in sources[1])
+        value = np.asarray(inputs[which])[source]
+        result.worst.append({
+            "index": [int(axis[k]) for axis in outputs], "source": list(source),
+            "source_input": spec.inputs[which].short, "input": jsonable(value),
+            "expected": jsonable(flat_e[position]), "actual": jsonable(flat_a[position]),
+            "lo": jsonable(flat_e[position]), "hi": jsonable(flat_e[position]),
+            "ulp": "nan" if nan_mismatch[position] else int(distance[position]),
+            "bits": {"input": hex_bits(value), "expected": hex_bits(flat_e[position]),
+                     "actual": hex_bits(flat_a[position])}})
+    # Zero-width intervals: every differing element is outside its interval [expected, expected]
+    result.d3d.update(checked=result.mismatches, failed=result.mismatches, outside=result.mismatches,
+                      max_ratio="inf",
+                      worst=[{**item, "ratio": "inf", "rule": "outside"} for item in result.worst])
+    return result
