@@ -131,6 +131,26 @@ def broadcasts_the_wrong_dimension(op, x, dtype, **params):
     return oracle.evaluate(op, tuple(read), dtype, **params)
 
 
+def tile_with_two_repeats_swapped(op, x, dtype, **params):
+    """A tile whose Repeats of the first two axes that differ are swapped, written into the output
+    buffer of the right size (the same element count) in order."""
+    expected = oracle.evaluate(op, x, dtype, **params)
+    repeats = list(params.get("Repeats") or ())
+    pair = next(((i, j) for i in range(len(repeats)) for j in range(i + 1, len(repeats))
+                 if repeats[i] != repeats[j]), None)
+    if pair is None:
+        return expected
+    i, j = pair
+    repeats[i], repeats[j] = repeats[j], repeats[i]
+    return oracle.evaluate(op, x, dtype, **{**params, "Repeats": repeats}).reshape(expected.shape)
+
+
+def tile_one_element_off(op, x, dtype, **params):
+    """A tile whose source index along the last dimension is one too far (o + 1 mod its size)."""
+    x = np.asarray(x)
+    return oracle.evaluate(op, np.roll(x, -1, axis=-1) if x.ndim else x, dtype, **params)
+
+
 def ignores_fused_activation(op, x, dtype, **params):
     """An operator with a FusedActivation field that computes as if it held none (the plain sum)."""
     if params.get("FusedActivation") is not None:

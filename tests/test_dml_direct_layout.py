@@ -155,11 +155,15 @@ def test_every_spec_has_a_description_layout_asserted_against_x64():
             assert f"DML_OPERATOR_{spec.name}" in abi.ENUMS
             case = next(c for c in _SHIPPED if c.op == op)  # a shipped case's fields, as the loader fills them
             desc_type = type(_description(op, case.dtype, case.shape, case.params).struct)
-            size, offsets = abi.x64_layout(["tensor"] * (len(spec.inputs) + 1) + [p.kind for p in spec.fields])
+            # in the struct's order, an array's count field included (layout.layout)
+            fields = layout.layout(spec)["fields"]
+            size, offsets = abi.x64_layout([kind for _, kind in fields])
             assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
             assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
-            assert [name for name, _ in desc_type._fields_] == [i.name for i in spec.inputs] + ["OutputTensor"] + [
-                p.name for p in spec.fields]
+            assert [name for name, _ in desc_type._fields_] == [name for name, _ in fields]
+            if not spec.struct_order and not any(p.array for p in spec.fields):
+                assert [name for name, _ in fields] == [i.name for i in spec.inputs] + ["OutputTensor"] + [
+                    p.name for p in spec.fields]
             if spec.struct in abi.X64_SIZES:
                 assert C.sizeof(desc_type) == abi.X64_SIZES[spec.struct]
     failures.assert_none("operator descriptions differ from the x64 layout")

@@ -38,7 +38,10 @@ def _versions(model: bytes) -> dict:
 def test_the_default_cases_share_graphs_across_operators_and_types_of_one_opset():
     mixed, family = planned(ALL_CASES), planned(ALL_CASES, mixed=False)
     assert set(mixed.slots) == set(family.slots)  # the same nodes, planned otherwise
-    assert len(mixed.graphs) * 4 <= len(family.graphs), (len(mixed.graphs), len(family.graphs))
+    # A node kept alone (a placeholder it would refuse: QuantizeLinear, Tile) has a graph of its own either way
+    shared = [[g for g in plan.graphs.values() if not any(node.alone for node in g.nodes)] for plan in (mixed, family)]
+    assert len(shared[0]) * 4 <= len(shared[1]), (len(shared[0]), len(shared[1]))
+    assert len(mixed.graphs) - len(shared[0]) == len(family.graphs) - len(shared[1])
     widest = max(mixed.graphs.values(), key=lambda graph: len({node.op_type for node in graph.nodes}))
     assert len({node.op_type for node in widest.nodes}) >= 5 and len(set(widest.dtypes)) >= 3
     for graph in mixed.graphs.values():

@@ -74,7 +74,7 @@ def test_a_family_without_a_shape_rule_asks_its_spec_for_one():
 
 
 def test_element_wise_outputs_are_the_inputs_broadcast_in_every_shipped_case():
-    cases = load_paths()
+    cases = [c for c in load_paths() if specs.get(c.op).family is families.ELEMENT_WISE]
     broadcast = [c for c in cases if any(i.broadcast for i in c.inputs)]
     assert len(broadcast) > 20
     for case in cases:

@@ -420,9 +420,11 @@ class DmlDirectBackend(Backend):
                 elif inputs.streamed(case.generator):
                     shape, given = x[0].shape, tuple(dataclasses.replace(i, shape=v.shape)
                                                      for i, v in zip(case.inputs, x))
+                # An output not of the inputs' shape (another family than element-wise) has its own sizes
                 request = layout.request(case.op, case.dtype, shape, case.params,
                                          case.in_place and (case.in_place_input or True), given,
-                                         case.output_strides)
+                                         case.output_strides,
+                                         None if case.outputs[0] == tuple(case.shape) else case.outputs[0])
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue
@@ -459,7 +461,7 @@ class DmlDirectBackend(Backend):
         for case, x, request, patterns in items:
             wire = {"id": case.id, **request}
             arrays = x if isinstance(x, tuple) else (x,)
-            count = int(np.prod(request["shape"], dtype=np.int64))
+            count = int(np.prod(request["output_shape"] or request["shape"], dtype=np.int64))
             output_bytes = count * np.dtype(request["output_dtype"]).itemsize
             where = self.slots.place(output_bytes) if self.slots is not None and max(
                 output_bytes, *(v.nbytes for v in arrays)) >= SHARED_MIN else None
