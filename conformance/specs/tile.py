@@ -50,7 +50,7 @@ SPEC = OperatorSpec(
     in_place=False,
     constraints="InputTensor and OutputTensor must have the same DataType. OutputTensor has the input's "
                 "DimensionCount; RepeatsCount is InputTensor.DimensionCount.",
-    tolerance_ulp={},  # a copy: exact
+    tolerance_ulp={"float32": 0, "float16": 0},  # a copy: exact
     onnx_route="Tile (opset 13) with the repeats as an int64 initializer",
     to_onnx=to_onnx,
     source=page("DML_TILE_OPERATOR_DESC"),

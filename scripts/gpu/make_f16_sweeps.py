@@ -67,10 +67,12 @@ def float16_shapes(spec) -> tuple:
 
 def collect(paths=None) -> dict:
     """{operator: [(params, [where used])]} in the order cases/ first uses them. Operators of one
-    input only: every float16 pair of a binary operator is 2**32 cases' worth, a sweep of its own."""
+    input only: every float16 pair of a binary operator is 2**32 cases' worth, a sweep of its own.
+    Pointwise families only: a data movement operator copies bits (its shape follows its fields)."""
     found = {}
     for case in caseload.load_paths(paths):
-        if case.dtype != "float16" or specs.get(case.op).several_inputs:
+        spec = specs.get(case.op)
+        if case.dtype != "float16" or spec.several_inputs or not spec.family.pointwise:
             continue
         params = {k: v for k, v in case.params.items() if v is not None}
         sets = found.setdefault(case.op, [])
