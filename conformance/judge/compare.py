@@ -69,15 +69,24 @@ def compare_group(items, judge=None, ulp=None) -> list:
     return results
 
 
-def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference) -> Comparison:
-    expected = np.asarray(expected)
-    actual = np.asarray(actual)
+def wrong_type_or_shape(expected: np.ndarray, actual: np.ndarray) -> Comparison | None:
+    """The Comparison of an output of another data type or shape than the oracle's (every element a
+    mismatch, the problem said), or None where both agree."""
     if actual.dtype != expected.dtype:
         return Comparison(expected.size, mismatches=expected.size,
                           problem=f"output data type {actual.dtype}, expected {expected.dtype}")
     if actual.shape != expected.shape:
         return Comparison(expected.size, mismatches=expected.size,
                           problem=f"output shape {actual.shape}, expected {expected.shape}")
+    return None
+
+
+def _compare_ulp(x, expected, actual, tolerance, flush_allowed, zero_results, reference) -> Comparison:
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    wrong = wrong_type_or_shape(expected, actual)
+    if wrong is not None:
+        return wrong
     flat_x, flat_e, flat_a = operands.flat(x, expected.shape), expected.reshape(-1), actual.reshape(-1)
     if expected.dtype.kind != "f":
         distance = ulp_distance(flat_e, flat_a)

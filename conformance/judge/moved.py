@@ -7,7 +7,7 @@ import numpy as np
 
 from conformance.caseset import operands
 from conformance.judge.compare import (WORST_SHOWN, Comparison, differing, empty_interval_summary, hex_bits,
-                                       jsonable, ulp_histogram)
+                                       jsonable, ulp_histogram, wrong_type_or_shape)
 from conformance.judge.ulp import ulp_distance
 
 
@@ -15,12 +15,9 @@ def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
     """x: the input (or inputs, in the page's order, each of its own shape); expected: the oracle's
     output; actual: the device's. The d3d figures are the same verdicts, as zero-width intervals."""
     expected, actual = np.asarray(expected), np.asarray(actual)
-    if actual.dtype != expected.dtype:
-        return Comparison(expected.size, mismatches=expected.size,
-                          problem=f"output data type {actual.dtype}, expected {expected.dtype}")
-    if actual.shape != expected.shape:
-        return Comparison(expected.size, mismatches=expected.size,
-                          problem=f"output shape {actual.shape}, expected {expected.shape}")
+    wrong = wrong_type_or_shape(expected, actual)
+    if wrong is not None:
+        return wrong
     flat_e, flat_a = expected.reshape(-1), actual.reshape(-1)
     bad = differing(flat_e, flat_a)
     if expected.dtype.kind == "f":
