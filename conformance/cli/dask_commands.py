@@ -44,7 +44,7 @@ def register(subparsers):
     worker.add_argument("--dask-certs", metavar="DIR", required=True)
     worker.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
                         help="this worker's own backend option, over the run's --provider-option (e.g. "
-                        "device_id=1: one worker a GPU)")
+                        "vulkan_device=1 under Wine, device_id=1 on Windows: one worker a GPU)")
     worker.add_argument("--host", help="the address to listen on (default: the one that reaches the scheduler)")
     worker.add_argument("--name", help="the worker's name in the scheduler (default: its address)")
     worker.set_defaults(handler=cmd_worker)

@@ -2,8 +2,8 @@
 
 Each worker process builds its backend once, on its first task, and keeps it for the next ones (one
 session per operator and data type, as one run has); `conformance dask-worker --backend-option`
-gives a worker options of its own (dml-direct's device_id: one worker a GPU), taking precedence over
-the run's --provider-option. Every record a worker returns carries its device proof (PROOF): the
+gives a worker options of its own (dml-direct's vulkan_device under Wine, device_id on Windows: one
+worker a GPU), taking precedence over the run's --provider-option. Every record a worker returns carries its device proof (PROOF): the
 worker's address and host and what its backend's metadata says of the device and DirectML.dll.
 """
 import os
