@@ -318,6 +318,7 @@ def element_values(item: dict) -> list:
         if isinstance(pattern, list):
             pattern = ", ".join(pattern)
         if name == "input" and "source" in item:  # a copied element (data movement): where it comes from
-            value = f"{item.get('source_input', 'Input')}{item['source']} = {value}"
+            value = (f"{item.get('source_input', 'Input')}{item['source']} = {value}" if item["source"] is not None
+                     else f"the page's constant {value}")
         values.append((name, str(value), pattern))
     return values

@@ -338,5 +338,7 @@ def _input(item) -> str:
     """The input an element is judged by: its value, and for a copied element (data movement) the
     input and index it comes from."""
     if "source" in item:
+        if item["source"] is None:
+            return f"the page's constant {item['input']!r}"
         return f"copied from {item['source_input']}{tuple(item['source'])} = {item['input']!r}"
     return f"input {item['input']!r}"

@@ -1,6 +1,7 @@
 """The judge's one entry: a case's device output against the oracle, by the operator's family.
 Element-wise: the oracle, then compare.compare (the d3d intervals; the accelerated paths of fast.py
-reach the same Comparison); a family that copies: exact, element for element (moved.py)."""
+reach the same Comparison); an operator whose every output element is a copy of an input element
+(a family that copies, or a spec with a source_index): exact, element for element (moved.py)."""
 import numpy as np
 
 from conformance import specs
@@ -11,7 +12,7 @@ from conformance.judge.expected import expected_and_reference, expected_for, int
 def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> Comparison:
     """expected, reference, zeros: what expected.expected_for gives, where the caller has it."""
     spec = specs.get(case.op)
-    if spec.family.copies:
+    if spec.source_index is not None:
         from conformance.judge.moved import compare_moved
         if expected is None:
             expected = expected_and_reference(case, x)[0]

@@ -39,14 +39,16 @@ def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
     inputs = x if operands.several(x) else (x,)
     outputs = np.unravel_index(order, expected.shape)
     # (which input, per element; the index in it, one array per input dimension)
-    sources = spec.source_index(outputs, tuple(np.shape(v) for v in inputs), params)
+    sources = spec.source_index(outputs, inputs, params)
     result.worst = []
     for k, position in enumerate(order):
-        which, source = sources[0][k], tuple(int(axis[k]) for axis in sources[1])
-        value = np.asarray(inputs[which])[source]
+        which = int(np.broadcast_to(sources[0], order.shape)[k])
+        source = tuple(int(np.broadcast_to(axis, order.shape)[k]) for axis in sources[1])
+        # which < 0: the page fills this element with a constant of its own (no input element)
+        value = np.asarray(inputs[which])[source] if which >= 0 else flat_e[position]
         result.worst.append({
-            "index": [int(axis[k]) for axis in outputs], "source": list(source),
-            "source_input": spec.inputs[which].short, "input": jsonable(value),
+            "index": [int(axis[k]) for axis in outputs], "source": list(source) if which >= 0 else None,
+            "source_input": spec.inputs[which].short if which >= 0 else None, "input": jsonable(value),
             "expected": jsonable(flat_e[position]), "actual": jsonable(flat_a[position]),
             "lo": jsonable(flat_e[position]), "hi": jsonable(flat_e[position]),
             "ulp": "nan" if nan_mismatch[position] else int(distance[position]),

@@ -148,9 +148,11 @@ class OperatorSpec:
     # each parameter (an array's count field just before the first array that names it); DirectML's
     # DML_REDUCE_OPERATOR_DESC starts with Function, then its tensors, then AxisCount and Axes.
     struct_order: tuple = ()
-    # A family that copies (data movement): (output index, one array per output dimension; input
-    # shapes; params) -> (which input, an array; the index in it, one array per input dimension):
-    # where each output element comes from, named by the judge's worst elements
+    # An operator each of whose output elements is one input element copied unchanged (every family
+    # that copies; MAX_POOLING's values too): (output index, one array per output dimension; the
+    # input arrays in the page's order; params) -> (which input, an array, -1 where the page fills a
+    # constant instead (PADDING's PaddingValue); the index in it, one array per input dimension).
+    # Such an operator is judged exactly (conformance/judge/moved.py), its wrong elements named by source.
     source_index: Callable | None = None
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:

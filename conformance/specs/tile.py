@@ -22,10 +22,10 @@ def shape_check(input_shapes, params) -> str | None:
     return None
 
 
-def source_index(output_index, input_shapes, params) -> tuple:
+def source_index(output_index, inputs, params) -> tuple:
     """The input element an output element copies: its index modulo the input's sizes."""
     which = np.zeros(np.shape(output_index[0]), dtype=np.intp)
-    return which, tuple(np.asarray(o) % n for o, n in zip(output_index, input_shapes[0]))
+    return which, tuple(np.asarray(o) % n for o, n in zip(output_index, np.shape(inputs[0])))
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
