@@ -344,7 +344,7 @@ def case_node(case):
         node = node_for(spec, case)
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))
-    key = (node.op_type, node.opset, case.dtype, node.input_types, tuple(sorted(node.attributes.items())),
+    key = (node.op_type, node.opset, case.dtype, node.input_types, repr(sorted(node.attributes.items())),
            repr(node.then),
            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
     return node, key
