@@ -12,7 +12,7 @@ from conformance.judge.expected import expected_and_reference, expected_for, int
 def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> Comparison:
     """expected, reference, zeros: what expected.expected_for gives, where the caller has it."""
     spec = specs.get(case.op)
-    if spec.source_index is not None:
+    if spec.copies:
         from conformance.judge.moved import compare_moved
         if expected is None:
             expected = expected_and_reference(case, x)[0]

@@ -17,10 +17,10 @@ def expected_and_reference(case, x):
 def zero_results(case):
     """(f(+0), f(-0)) in the output type, for a device that flushes subnormal inputs; None for
     integer inputs. Several inputs: a function of the flat inputs giving the oracle's outputs with
-    the subnormals of each non-empty set of float inputs flushed (flushed_results). None for a
-    family that copies: its elements are judged exactly (judge/moved.py), nothing flushed."""
+    the subnormals of each non-empty set of float inputs flushed (flushed_results). None for an
+    operator that copies: its elements are judged exactly (judge/moved.py), nothing flushed."""
     from conformance import specs
-    if specs.get(case.op).family.copies:
+    if specs.get(case.op).copies:
         return None
     if case.several:
         if not any(np.dtype(i.dtype).kind == "f" for i in case.inputs):

@@ -169,6 +169,12 @@ class OperatorSpec:
         return check(tuple(map(tuple, input_shapes)), params) if check else None
 
     @property
+    def copies(self) -> bool:
+        """Each output element is one input element copied unchanged (source_index says which):
+        judged exactly (conformance/judge/moved.py), nothing flushed or tabulated."""
+        return self.source_index is not None
+
+    @property
     def several_inputs(self) -> bool:
         return len(self.inputs) > 1
 
