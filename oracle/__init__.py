@@ -1,6 +1,6 @@
 """The CPU reference: DirectML operator formulas in float64, rounded exactly.
 
-    oracle.evaluate(op, x, dtype, **params) -> numpy.ndarray of dtype
+    oracle.evaluate(op, x, dtype, **params) -> numpy.ndarray of dtype (several outputs: a tuple)
 
 op is the DirectML operator name without DML_ and _OPERATOR_DESC; params use
 the DirectML field names; missing ones take the page's typical defaults.
@@ -19,7 +19,8 @@ field in TYPE_FIELDS and output_dtype takes it as a keyword.
 
 An operator of several inputs (ELEMENT_WISE_ADD: A, B) takes x as a tuple of arrays in its page's
 order; they are broadcast against each other with numpy (DirectML's zero strides) and each converted
-as one input is, so reference() receives a tuple of arrays of one shape.
+as one input is, so reference() receives a tuple of arrays of one shape. A module with OWN_SHAPES = True
+(GATHER: the data and its indices) gets each input in its own shape, nothing broadcast.
 """
 import importlib
 import pkgutil
@@ -64,14 +65,16 @@ def defaults(op: str) -> dict:
     return dict(OPERATORS[normalise(op)].DEFAULTS)
 
 
-def output_dtype(op: str, dtype: str, **params) -> str:
-    """The data type of op's output for an input of dtype (and the fields that choose it, if any)."""
+def output_dtype(op: str, dtype: str, **params):
+    """The data type of op's output for an input of dtype (and the fields that choose it, if any); a
+    tuple of them, one per output, for an operator of several outputs (TOP_K: values, indices)."""
     module = OPERATORS[normalise(op)]
     dtype = str(np.dtype(dtype))
     if not hasattr(module, "output_dtype"):
         return dtype
     chosen = {name: params[name] for name in getattr(module, "TYPE_FIELDS", ()) if name in params}
-    return str(np.dtype(module.output_dtype(dtype, **chosen)))
+    types = module.output_dtype(dtype, **chosen)
+    return tuple(str(np.dtype(t)) for t in types) if isinstance(types, tuple) else str(np.dtype(types))
 
 
 def reference(op: str, x, dtype: str, nan_rule: str = "d3d", **params) -> np.ndarray:
@@ -96,6 +99,7 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
     fields = {**module.DEFAULTS, **params}
     dtype = str(np.dtype(dtype))
     keep_type = getattr(module, "READS_BITS", False)
+    broadcast = np.broadcast_arrays if not getattr(module, "OWN_SHAPES", False) else lambda *arrays: arrays
 
     def convert(x) -> np.ndarray:
         x = np.asarray(x)
@@ -103,11 +107,19 @@ def bind(op: str, dtype: str, nan_rule: str = "d3d", **params):
 
     def bound(x) -> np.ndarray:
         if isinstance(x, tuple):
-            return module.reference(tuple(np.broadcast_arrays(*map(convert, x))), dtype, nan_rule, **fields)
+            return module.reference(tuple(broadcast(*map(convert, x))), dtype, nan_rule, **fields)
         return module.reference(convert(x), dtype, nan_rule, **fields)
     return bound
 
 
-def evaluate(op: str, x, dtype: str, **params) -> np.ndarray:
-    """The expected output, in the operator's output type for an input of dtype."""
-    return round_to(reference(op, x, dtype, **params), output_dtype(op, dtype, **params))
+def evaluate(op: str, x, dtype: str, **params):
+    """The expected output, in the operator's output type for an input of dtype; several outputs: a
+    tuple of them, each in its own type and shape."""
+    return round_outputs(reference(op, x, dtype, **params), output_dtype(op, dtype, **params))
+
+
+def round_outputs(reference, types):
+    """round_to for one output, or each of several outputs (a tuple) to its own type."""
+    if isinstance(reference, tuple):
+        return tuple(round_to(r, t) for r, t in zip(reference, types, strict=True))
+    return round_to(reference, types)

@@ -57,6 +57,28 @@ def output_type(node, dtype: str) -> int:
     return tensor_type(chain(node)[-1].output_type or dtype)
 
 
+def output_names(node, prefix: str = "y") -> list:
+    """The graph outputs of a node: prefix, then prefix_1, ... for its further outputs (TopK's Indices)."""
+    return [prefix] + [f"{prefix}_{i}" for i in range(1, node.outputs)]
+
+
+def output_infos(node, dtype: str, prefix: str = "y") -> list:
+    """Each graph output's type: the first as output_type says; further ones of any type (TopK's int64)."""
+    first, *others = output_names(node, prefix)
+    return [helper.make_tensor_value_info(first, output_type(node, dtype), None)] + \
+        [helper.make_empty_tensor_value_info(name) for name in others]
+
+
+def outputs_as_directml(node, values):
+    """A run's values of a node's outputs as DirectML's tensors hold them: one array, or a tuple for
+    several, each read in its DirectML type where ONNX's differs (OnnxNode.directml_types)."""
+    values = [as_directml(v) for v in values]
+    if node.outputs == 1:
+        return values[0]
+    types = node.directml_types or (None,) * len(values)
+    return tuple(v if t is None else v.astype(t) for v, t in zip(values, types))
+
+
 def as_directml(output):
     """A device output as DirectML's tensor holds it: ONNX's bool is DirectML's UINT8 tensor, so its
     bytes are read as uint8 (a device that writes 255 for true shows as 255, not as True)."""
@@ -102,15 +124,40 @@ def single_node_model(node, dtype: str) -> bytes:
     output 'y' of node's output type, any shape."""
     initializers = [numpy_helper.from_array(np.asarray(value), f"c{i}")
                     for i, value in enumerate(node.constant_inputs)]
-    graph = helper.make_graph(onnx_node(node, input_names(node) + [t.name for t in initializers], ["y"],
-                                        f"{node.op_type}_0"),
+    graph = helper.make_graph(onnx_node(node, input_names(node) + [t.name for t in initializers],
+                                        output_names(node), f"{node.op_type}_0"),
                               "conformance",
                               input_infos(node, dtype),
-                              [helper.make_tensor_value_info("y", output_type(node, dtype), None)],
+                              output_infos(node, dtype),
                               initializer=initializers)
     model = helper.make_model(graph, opset_imports=opset_imports([node]),
                               ir_version=IR_VERSION, producer_name="dml-conformance")
     return model.SerializeToString()
 
 
-__all__ = ["single_node_model", "node_for", "input_names", "input_infos", "feeds", "tensor_type", "output_type", "as_directml", "onnx_node", "opset_imports", "chain"]
+__all__ = ["single_node_model", "node_for", "input_names", "input_infos", "feeds", "tensor_type", "output_type",
+           "output_names", "output_infos", "outputs_as_directml", "as_directml", "onnx_node", "opset_imports", "chain"]
+
+
+def onnx_operands(case, x):
+    """x as the case's ONNX node takes it: each input reshaped where its spec's onnx_shapes says
+    (DirectML's leading ones dropped: Gather's indices); x itself otherwise."""
+    from conformance import specs
+    spec = specs.get(case.op)
+    if spec.onnx_shapes is None:
+        return x
+    return tuple(np.reshape(v, s) for v, s in zip(x, spec.onnx_shapes(case.input_shapes, case.params)))
+
+
+def directml_outcome(case, outcome):
+    """An outcome of such a node (onnx_shapes) with its output in the case's output shape: the same
+    elements in the same order, DirectML's dimensions right-aligned."""
+    from conformance import specs
+    output = outcome.output
+    if specs.get(case.op).onnx_shapes is not None and isinstance(output, np.ndarray) and \
+            output.size == int(np.prod(case.outputs[0], dtype=np.int64)):
+        outcome.output = output.reshape(case.outputs[0])
+    return outcome
+
+
+__all__ += ["onnx_operands", "directml_outcome"]

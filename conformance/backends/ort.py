@@ -25,7 +25,9 @@ from conformance import specs
 from conformance.caseset import operands
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
-from conformance.backends.onnx_models import as_directml, feeds, input_infos, input_names, node_for, single_node_model
+from conformance.backends.onnx_models import directml_outcome, onnx_operands
+from conformance.backends.onnx_models import (feeds, input_infos, input_names, node_for, output_names,
+                                              outputs_as_directml, single_node_model)
 from conformance.specs.base import NotReachable
 from conformance.worker import ortcommon
 
@@ -106,7 +108,8 @@ class OrtBackend(Backend):
     def _node(self, case):
         """-> (OnnxNode, key) or the Outcome that says why the case cannot run (memoised)."""
         memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())),
-                    any(i.broadcast for i in case.inputs), case.shape if specs.get(case.op).onnx_for_shape else None)
+                    any(i.broadcast for i in case.inputs), case.shape if specs.get(case.op).onnx_for_shape else None,
+                    case.id if specs.get(case.op).onnx_undefined else None)
         found = self._nodes.get(memo_key)
         if found is None:
             found = self._nodes[memo_key] = case_node(case)
@@ -141,6 +144,10 @@ class OrtBackend(Backend):
 
     def run_many(self, items):
         """items: [(case, x)]: one session.run per round of at most one case per node."""
+        items = [(case, onnx_operands(case, x)) for case, x in items]
+        return [directml_outcome(case, outcome) for (case, _), outcome in zip(items, self._run_many(items))]
+
+    def _run_many(self, items):
         if not self.share_graphs:
             return [self.run(case, x) for case, x in items]
         outcomes = [None] * len(items)
@@ -196,8 +203,10 @@ class OrtBackend(Backend):
         for index, number in chosen.items():
             given.update(feeds(nodes[index], items[number][1], f"x{index}"))
         indices = list(chosen)
+        fetch = [output_names(nodes[k], f"y{k}") for k in indices]
         try:
-            values = [as_directml(v) for v in graph["session"].run([f"y{k}" for k in indices], given)]
+            flat = iter(graph["session"].run([name for names in fetch for name in names], given))
+            values = [outputs_as_directml(nodes[k], [next(flat) for _ in names]) for k, names in zip(indices, fetch)]
         except Exception:  # which node? its own session will say
             for number in chosen.values():
                 outcomes[number] = self.run(*items[number])
@@ -272,6 +281,9 @@ class OrtBackend(Backend):
     # -- one case, one single-node session per parameter set ------------------------------------
 
     def run(self, case, x: np.ndarray) -> Outcome:
+        return directml_outcome(case, self._run_one(case, onnx_operands(case, x)))
+
+    def _run_one(self, case, x) -> Outcome:
         found = self._node(case)
         if isinstance(found, Outcome):
             return Outcome(found.status, message=found.message)
@@ -282,7 +294,7 @@ class OrtBackend(Backend):
         if failure is not None:
             return failure
         try:
-            output = as_directml(session.run(["y"], feeds(node, x))[0])
+            output = outputs_as_directml(node, session.run(output_names(node), feeds(node, x)))
         except Exception as error:  # onnxruntime raises its own Fail/RuntimeException types
             return Outcome(classify_error(str(error)), message=one_line(error))
         if not proven:
@@ -344,6 +356,9 @@ def case_node(case):
         node = node_for(spec, case)
     except NotReachable as reason:
         return Outcome(NOT_REACHABLE, message=str(reason))
+    undefined = spec.onnx_undefined and spec.onnx_undefined(case.make_input(), case.dtype, case.params)
+    if undefined:
+        return Outcome(NOT_REACHABLE, message=undefined)
     key = (node.op_type, node.opset, case.dtype, node.input_types, repr(sorted(node.attributes.items())),
            repr(node.then),
            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
@@ -360,17 +375,17 @@ def multi_node_model(nodes, dtypes) -> bytes:
     model imports opset_imports(nodes) (the worker backend gives it only nodes whose own imports
     are equal, so every node keeps the schema version it has alone)."""
     from onnx import helper, numpy_helper
-    from conformance.backends.onnx_models import IR_VERSION, onnx_node, opset_imports, output_type
+    from conformance.backends.onnx_models import IR_VERSION, onnx_node, opset_imports, output_infos
     graph_nodes, initializers, inputs, outputs = [], [], [], []
     dtypes = [dtypes] * len(nodes) if isinstance(dtypes, str) else dtypes
     for k, (node, dtype) in enumerate(zip(nodes, dtypes, strict=True)):
         constants = [numpy_helper.from_array(np.asarray(value), f"c{k}_{i}")
                      for i, value in enumerate(node.constant_inputs)]
         initializers += constants
-        graph_nodes += onnx_node(node, input_names(node, f"x{k}") + [t.name for t in constants], [f"y{k}"],
-                                 _node_name(node, k))
+        graph_nodes += onnx_node(node, input_names(node, f"x{k}") + [t.name for t in constants],
+                                 output_names(node, f"y{k}"), _node_name(node, k))
         inputs += input_infos(node, dtype, f"x{k}")
-        outputs.append(helper.make_tensor_value_info(f"y{k}", output_type(node, dtype), None))
+        outputs += output_infos(node, dtype, f"y{k}")
     graph = helper.make_graph(graph_nodes, "conformance", inputs, outputs, initializer=initializers)
     model = helper.make_model(graph, opset_imports=opset_imports(nodes), ir_version=IR_VERSION,
                               producer_name="dml-conformance")

@@ -38,4 +38,5 @@ class PythonFunctionBackend(Backend):
         except Exception as error:
             frames = traceback.format_exception_only(type(error), error)
             return Outcome(ERROR, message="".join(frames).strip()[:MESSAGE_CHARS])
-        return Outcome(OK, output=np.asarray(output))
+        # Several outputs (TOP_K's values and indices): a tuple of arrays, each its own
+        return Outcome(OK, output=tuple(map(np.asarray, output)) if isinstance(output, tuple) else np.asarray(output))

@@ -27,7 +27,8 @@ from pathlib import Path
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend, BackendUnavailable,
                                        Outcome, one_line)
-from conformance.backends.onnx_models import as_directml, feeds
+from conformance.backends.onnx_models import directml_outcome, onnx_operands
+from conformance.backends.onnx_models import feeds, output_names, outputs_as_directml
 from conformance.backends.ort import classify_error, multi_node_model
 from conformance.backends.procmem import available_memory
 from conformance.backends.worker_channels import WorkerDied
@@ -196,6 +197,10 @@ class WorkerBackend(Backend):
         return self.run_many([(case, x)])[0]
 
     def run_many(self, items):
+        items = [(case, onnx_operands(case, x)) for case, x in items]
+        return [directml_outcome(case, outcome) for (case, _), outcome in zip(items, self._run_many(items))]
+
+    def _run_many(self, items):
         outcomes = [None] * len(items)
         pending = []
         for position, (case, x) in enumerate(items):
@@ -335,7 +340,8 @@ class WorkerBackend(Backend):
                 runs.append({"session": graph_key,
                              "feeds": {k: v for _, index, x in chosen
                                        for k, v in _put(graph.nodes[index], x, index, buffers).items()},
-                             "fetch": [f"y{index}" for _, index, _ in chosen]})
+                             "fetch": [name for _, index, _ in chosen
+                                       for name in output_names(graph.nodes[index], f"y{index}")]})
                 run_cases.append((graph_key, chosen))
         return buffers, sessions, runs, run_cases
 
@@ -407,7 +413,8 @@ class WorkerBackend(Backend):
                     message = one_line(result.get("error"))
                     outcomes[position] = Outcome(classify_error(message), message=message)
                 else:
-                    outcomes[position] = self._outcome(graph, index, result["outputs"][f"y{index}"])
+                    outcomes[position] = self._outcome(graph, index, [result["outputs"][name] for name in
+                                                                      output_names(graph.nodes[index], f"y{index}")])
         return again
 
     def _check_reply(self, reply, buffers, header):
@@ -435,13 +442,14 @@ class WorkerBackend(Backend):
                 problem = f"undecodable outputs ({error})"
         raise WorkerDied(CRASH, f"the worker answered garbage: {problem}")
 
-    def _outcome(self, graph: Graph, index: int, output) -> Outcome:
+    def _outcome(self, graph: Graph, index: int, outputs: list) -> Outcome:
         names = {graph.node_name(i) for i in range(len(graph.nodes))}
         proven, where, why = ortcommon.prove(graph.placement or {}, self.provider, graph.node_name(index), names)
         # The message names the case's node as its single-node model would (the placement keeps the
         # graph's names): a verdict does not depend on where the planner put the node.
         why = re.sub(rf"\b{re.escape(graph.node_name(index))}\b", f"{graph.nodes[index].op_type}_0", why)
-        return Outcome(OK if proven else CPU_FALLBACK, output=as_directml(output), placement=where, message=why)
+        return Outcome(OK if proven else CPU_FALLBACK, output=outputs_as_directml(graph.nodes[index], outputs),
+                       placement=where, message=why)
 
     def _worker_died(self, death: WorkerDied, graph_keys, in_flight, outcomes, timeout):
         channel = self._channel

@@ -16,6 +16,14 @@ class CaseInput:
     generator: dict
     broadcast: tuple = ()  # the output dimensions it is broadcast along (zero strides on dml-direct)
     own_values: object = field(default=None, repr=False)
+    # An index input: the size of the dimension each element addresses (OperatorSpec.index_bounds)
+    bounds: object = field(default=None, repr=False)
+
+    def make(self, case_seed: int):
+        seed = inputs.input_seed(case_seed, self.name)
+        if self.generator["kind"] == inputs.INDICES:
+            return inputs.fill_indices(self.generator, self.dtype, self.shape, seed, self.bounds)
+        return inputs.fill_input(self.generator, self.dtype, self.shape, seed, self.own_values)
 
     def describe(self) -> dict:
         return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape),
@@ -65,6 +73,14 @@ class Case:
         return self.output_shapes or (tuple(self.shape),)
 
     @property
+    def output_tensors(self) -> list:
+        """Each output's name (the page's), data type and shape: [{"name", "dtype", "shape"}]."""
+        from conformance import specs
+        spec = specs.get(self.op)
+        return [{"name": o.name, "dtype": spec.tensor_type(o.name, self.dtype, self.params), "shape": list(shape)}
+                for o, shape in zip(spec.outputs, self.outputs)]
+
+    @property
     def elements(self) -> int:
         """Output elements, every output's."""
         return sum(int(np.prod(shape, dtype=np.int64)) for shape in self.outputs)
@@ -83,8 +99,7 @@ class Case:
         if self.inputs and inputs.streamed(self.generator):  # every pair of float16 values, made whole
             return inputs.fill(self.generator, self.dtype, self.shape, self.seed, None)
         if self.inputs:
-            return tuple(inputs.fill_input(i.generator, i.dtype, i.shape, inputs.input_seed(self.seed, i.name),
-                                           i.own_values) for i in self.inputs)
+            return tuple(i.make(self.seed) for i in self.inputs)
         return inputs.fill(self.generator, self.dtype, self.shape, self.seed, self.own_values)
 
     def oracle_params(self) -> dict:
@@ -100,4 +115,5 @@ class Case:
                 **({"inputs": [i.describe() for i in self.inputs], "in_place_input": self.in_place_input}
                    if self.inputs else {}),
                 **({"output_strides": list(self.output_strides)} if self.output_strides else {}),
+                **({"output_tensors": self.output_tensors} if len(self.outputs) > 1 else {}),
                 **({"cut": self.cut} if self.cut else {})}

@@ -22,6 +22,8 @@ class Comparison:
     histogram: dict | None = None  # every element's ULP distance in power-of-two bins (ulp_histogram)
     problem: str | None = None  # shape or dtype mismatch: nothing element-wise to say
     d3d: dict | None = None  # the interval figures (interval_summary); None: not judged
+    # Several outputs (judge/several.py): each one's {name, elements, mismatches, max_ulp[, problem]}
+    outputs: list | None = None
 
     @property
     def passed(self) -> bool:

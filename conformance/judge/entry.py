@@ -1,7 +1,9 @@
 """The judge's one entry: a case's device output against the oracle, by the operator's family.
 Element-wise: the oracle, then compare.compare (the d3d intervals; the accelerated paths of fast.py
 reach the same Comparison); an operator whose every output element is a copy of an input element
-(a family that copies, or a spec with a source_index): exact, element for element (moved.py)."""
+(a family that copies, or a spec with a source_index): exact, element for element (moved.py); several
+outputs (TOP_K's values and indices): each by its kind (several.py); one index output (ARGMIN, ARGMAX): by the
+set of indices the page allows (indices.py)."""
 import numpy as np
 
 from conformance import specs
@@ -12,6 +14,18 @@ from conformance.judge.expected import expected_and_reference, expected_for, int
 def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> Comparison:
     """expected, reference, zeros: what expected.expected_for gives, where the caller has it."""
     spec = specs.get(case.op)
+    if spec.several_outputs:
+        from conformance.judge.several import compare_outputs
+        if expected is None:
+            expected = expected_and_reference(case, x)[0]
+        return compare_outputs(spec, x, expected, actual, case.oracle_params())
+    if spec.outputs[0].allowed is not None:  # one index output (ARGMIN, ARGMAX): the set of indices allowed
+        from conformance.judge.indices import allowed_for, compare_indices
+        if expected is None:
+            expected = expected_and_reference(case, x)[0]
+        inputs = x if isinstance(x, tuple) else (x,)
+        allowed = allowed_for(spec.outputs[0].allowed, inputs, case.oracle_params(), case.flush_allowed)
+        return compare_indices(expected, actual, allowed, inputs[0], spec.inputs[0].short)
     if spec.copies:
         from conformance.judge.moved import compare_moved
         if expected is None:

@@ -11,7 +11,7 @@ import oracle
 def expected_and_reference(case, x):
     """(expected in the operator's output type, the unrounded reference)."""
     reference = oracle.reference(case.op, x, case.dtype, **case.oracle_params())
-    return oracle.round_to(reference, oracle.output_dtype(case.op, case.dtype, **case.params)), reference
+    return oracle.round_outputs(reference, oracle.output_dtype(case.op, case.dtype, **case.params)), reference
 
 
 def zero_results(case):

@@ -97,6 +97,8 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
                       flushed=result.flushed, max_ulp=result.max_ulp,
                       max_fractional_ulp=result.max_fractional_ulp, worst=result.worst,
                       ulp_histogram=result.histogram, d3d=result.d3d, verdicts=verdicts)
+        if result.outputs is not None:  # several outputs: each one's own figures
+            record["outputs"] = result.outputs
         if status == outcome_status.CPU_FALLBACK:
             record["status"] = statuses.CPU_FALLBACK
         else:

@@ -41,14 +41,20 @@ class Parameter:
     # An array field: the struct's count field before it (AxisCount, DimensionCount), the array's
     # length; implied, never written by a case. Arrays naming one count field have one length.
     count: str | None = None
+    # An array that is no field of the struct: the sizes of the tensor it names ("OutputTensor"), where
+    # the page lets a case choose them within what the fields allow (SLICE1's output: any
+    # 1 <= OutputSizes[i] <= MaxCopiedElements[i]); None: the spec's shape rule's own sizes
+    sizes_of: str | None = None
 
     @property
     def array(self) -> bool:
         return self.kind in ARRAY_KINDS
 
 
-# A list-valued field's kind -> the kind of each element (Axes, Sizes: UINT; Offsets: INT; Scales: FLOAT)
-ARRAY_KINDS = {"uint_array": "uint", "int_array": "int", "float_array": "float"}
+# A list-valued field's kind -> the kind of each element (Axes, Sizes: UINT; Offsets: INT; Scales: FLOAT).
+# size_2d: a DML_SIZE_2D held by value (UPSAMPLE_2D's ScaleSize), written as the list [Width, Height] of
+# its UINT members in the header's order; no count field.
+ARRAY_KINDS = {"uint_array": "uint", "int_array": "int", "float_array": "float", "size_2d": "uint"}
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,19 @@ class OnnxNode:
     # Its graph holds no other node: a shared graph feeds the nodes a run does not use ones of shape
     # (1,), which a node blocked by 1 (QuantizeLinear's element-wise scale) takes as per tensor and refuses
     alone: bool = False
+    # Its outputs, where several (TopK: Values, Indices): the graph's y, y_1, ...; the backends give a tuple
+    outputs: int = 1
+    # Each output's DirectML type where ONNX's differs (TopK's int64 indices: UINT32), read as that type
+    directml_types: tuple = ()
 
 
 @dataclass(frozen=True)
 class Input:
     """One input tensor of an operator, as its page names it (the DML_*_OPERATOR_DESC field)."""
     name: str  # "InputTensor", "ATensor", "BTensor", "ConditionTensor", ...
-    role: str = "data"  # "data": of the case's data type; other roles name what the input is for
+    # "data": of the case's data type; other roles name what the input is for ("indices": an index
+    # tensor, its values drawn within OperatorSpec.index_bounds by the `indices` generator)
+    role: str = "data"
     broadcast: bool = True  # may be broadcast (zero strides in its DML_BUFFER_TENSOR_DESC)
     aliases_output: bool = True  # the output may alias it in place (where the page allows in-place)
     # case data type -> this input's data type, where it is not the case's (IF's condition: uint8)
@@ -91,6 +103,29 @@ class Input:
 
 ONE_INPUT = (Input("InputTensor"),)
 A_B = (Input("ATensor"), Input("BTensor"))
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output tensor, as its page names it (OutputTensor; TOP_K's OutputValueTensor, OutputIndexTensor)."""
+    name: str
+    # case data type -> this output's type, where it is not spec.output_dtype's (an index output's UINT32)
+    dtype: Callable | None = None
+    # An index output (judged by the set of indices the page allows: conformance/judge/indices.py):
+    # (inputs, params) -> a boolean array of this output's shape + (n,), True where index j is allowed
+    allowed: Callable | None = None
+    # A value output selected by an index output: that output's name, and (inputs, indices, params) ->
+    # the values those indices select (judged against them where the device's indices are allowed)
+    indices_from: str | None = None
+    gather: Callable | None = None
+
+    @property
+    def short(self) -> str:
+        """The name without "Tensor" (OutputValue, OutputIndex): records and reports."""
+        return self.name.removesuffix("Tensor") or self.name
+
+
+ONE_OUTPUT = (Output("OutputTensor"),)
 
 
 def same_type(dtype: str) -> str:
@@ -121,6 +156,10 @@ class OperatorSpec:
     # The d3d model: params (FLOAT fields as float32, ScaleBias left out) -> the formula in
     # primitives (conformance/specs/primitives.py) as DirectML's shaders compute it. None: exact.
     d3d: Callable | None = None
+    # The d3d model where the rules give each element a set rather than a formula (CAST: either of two
+    # roundings, any value where they say none): (flat input, output type) -> (lo, hi, may be a number,
+    # may be NaN), lo and hi in the output's type (conformance/specs/conversion.py)
+    accepted: Callable | None = None
     keeps_sign: bool = False  # the result never has the opposite sign to the exact one
     output_range: Callable | None = None  # (params, dtype) -> (lowest, highest) the output may be
     family: Family = ELEMENT_WISE  # conformance/specs/families.py: what the judge and the loader ask of it
@@ -134,9 +173,15 @@ class OperatorSpec:
     # The input tensors in the page's order (the struct's fields before OutputTensor); the oracle,
     # the ONNX graphs and dml-direct's bindings take them in this order.
     inputs: tuple = ONE_INPUT
+    # The output tensors in the page's order (Output); the oracle and every backend give a tuple of
+    # arrays, one per output, where there are several
+    outputs: tuple = ONE_OUTPUT
     # Whether the ONNX node broadcasts its inputs as DirectML's zero strides do (DequantizeLinear's
     # scale is a scalar, per axis or blocked: a broadcast case is not reachable through ONNX Runtime)
     onnx_broadcasts: bool = True
+    # (input, dtype, params) -> None, or one line where the ONNX node's result is undefined on some of
+    # these input values (Cast of NaN to an integer): the case is then not reachable through ONNX Runtime
+    onnx_undefined: Callable | None = None
     # (OnnxNode, case shape) -> the node for a case of that shape, where the node depends on it
     # (QuantizeLinear's one-element scale is per tensor, not blocked)
     onnx_for_shape: Callable | None = None
@@ -154,6 +199,15 @@ class OperatorSpec:
     # constant instead (PADDING's PaddingValue); the index in it, one array per input dimension).
     # Such an operator is judged exactly (conformance/judge/moved.py), its wrong elements named by source.
     source_index: Callable | None = None
+    # An input of role "indices": (input shapes, params) -> an integer array, broadcastable to that
+    # input's shape, of the size of the dimension each index element addresses (GATHER: the Axis
+    # dimension; GATHER_ND: each coordinate's own). The `indices` generator draws within it.
+    index_bounds: Callable | None = None
+    # Where the ONNX node takes an input in another shape than DirectML's (DirectML's leading ones
+    # dropped, as Gather's indices): (input shapes, params) -> each input's shape as the node takes
+    # it. The ONNX routes reshape the inputs so, and the node's output to the case's output shape (the
+    # same elements in the same order).
+    onnx_shapes: Callable | None = None
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:
         """Each output's shape, from each input's shape (in the page's order) and the field values."""
@@ -167,6 +221,10 @@ class OperatorSpec:
         """Why a case of these input shapes and field values cannot be (one line), or None."""
         check = self.shape_check or self.family.shape_check
         return check(tuple(map(tuple, input_shapes)), params) if check else None
+
+    @property
+    def several_outputs(self) -> bool:
+        return len(self.outputs) > 1
 
     @property
     def copies(self) -> bool:
@@ -195,7 +253,7 @@ class OperatorSpec:
     @property
     def fields(self) -> tuple:
         """The parameters that are fields of the struct (after OutputTensor, in order)."""
-        return tuple(p for p in self.parameters if p.kind != "tensor_type")
+        return tuple(p for p in self.parameters if p.kind != "tensor_type" and p.sizes_of is None)
 
     def tensor_type(self, tensor: str, dtype: str, params: dict | None = None) -> str:
         """The data type of the tensor named (an input's or OutputTensor) in a case of data type dtype
@@ -203,6 +261,9 @@ class OperatorSpec:
         for p in self.parameters:
             if p.kind == "tensor_type" and tensor in p.tensors and (params or {}).get(p.name) is not None:
                 return params[p.name]
+        output = next((o for o in self.outputs if o.name == tensor), None)
+        if output is not None:
+            return output.dtype(dtype) if output.dtype else self.output_dtype(dtype)
         return self.output_dtype(dtype) if tensor == "OutputTensor" else self.input(tensor).data_type(dtype)
 
     def parameter(self, name: str) -> Parameter | None:

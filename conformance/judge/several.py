@@ -1,0 +1,62 @@
+"""The judge of an operator of several outputs (TOP_K: values and indices): each output judged by
+its kind, then one Comparison for the case whose worst elements name their output, with each
+output's own figures in `outputs`. An index output (Output.allowed) by the set of indices the page
+allows (indices.py); a value output selected by an index output (Output.indices_from) against the
+values the device's indices select where those are allowed, else the oracle's, exactly (moved.py)."""
+import numpy as np
+
+from conformance.judge.compare import Comparison, empty_interval_summary
+from conformance.judge.indices import compare_indices, within
+from conformance.judge.moved import compare_moved
+
+
+def compare_outputs(spec, x, expected: tuple, actual, params: dict) -> Comparison:
+    """expected: the oracle's outputs, a tuple in the page's order; actual: the device's."""
+    if not isinstance(actual, (tuple, list)) or len(actual) != len(spec.outputs):
+        given = len(actual) if isinstance(actual, (tuple, list)) else 1
+        size = sum(np.asarray(e).size for e in expected)
+        return Comparison(size, mismatches=size, problem=f"{given} output(s), expected {len(spec.outputs)} "
+                                                         f"({', '.join(o.name for o in spec.outputs)})")
+    inputs = x if isinstance(x, tuple) else (x,)
+    named = {o.name: k for k, o in enumerate(spec.outputs)}
+    parts = []
+    for k, output in enumerate(spec.outputs):
+        want, got = np.asarray(expected[k]), np.asarray(actual[k])
+        if output.allowed is not None:
+            parts.append(compare_indices(want, got, output.allowed(inputs, params)))
+            continue
+        if output.indices_from is not None:
+            j = named[output.indices_from]
+            chosen = np.asarray(actual[j])
+            if chosen.shape == np.shape(expected[j]):
+                ok = within(chosen, spec.outputs[j].allowed(inputs, params))
+                picked = np.where(ok, chosen, expected[j])
+                want = np.asarray(output.gather(inputs, picked, params)).astype(want.dtype)
+        parts.append(compare_moved(spec, x, want, got, params))
+    return merge(spec, parts)
+
+
+def merge(spec, parts) -> Comparison:
+    """One Comparison of the outputs' own (each worst element and problem naming its output)."""
+    problems = [f"{o.short}: {p.problem}" for o, p in zip(spec.outputs, parts) if p.problem]
+    floats = [p.max_fractional_ulp for p in parts if p.max_fractional_ulp is not None]
+    result = Comparison(elements=sum(p.elements for p in parts), mismatches=sum(p.mismatches for p in parts),
+                        nan_mismatches=sum(p.nan_mismatches for p in parts), max_ulp=max(p.max_ulp for p in parts),
+                        max_fractional_ulp=max(floats) if floats else None, problem="; ".join(problems) or None)
+    result.worst = [{"output": o.short, **item} for o, p in zip(spec.outputs, parts) for item in p.worst]
+    counts = {}
+    for p in parts:
+        for low, high, count in (p.histogram or {}).get("bins", []):
+            counts[low, high] = counts.get((low, high), 0) + count
+    result.histogram = {"bins": [[low, high, counts[low, high]] for low, high in sorted(counts)],
+                        "nan": sum((p.histogram or {}).get("nan", 0) for p in parts), "flushed": 0}
+    result.d3d = empty_interval_summary()
+    for p in parts:
+        for key in ("checked", "failed", "outside"):
+            result.d3d[key] += (p.d3d or {}).get(key, 0)
+    result.d3d["max_ratio"] = "inf" if result.d3d["failed"] else None
+    result.d3d["worst"] = [{"output": o.short, **item} for o, p in zip(spec.outputs, parts)
+                           for item in (p.d3d or {}).get("worst", [])]
+    result.outputs = [{"name": o.name, "elements": p.elements, "mismatches": p.mismatches, "max_ulp": p.max_ulp,
+                       **({"problem": p.problem} if p.problem else {})} for o, p in zip(spec.outputs, parts)]
+    return result
