@@ -1,0 +1,40 @@
+"""Faults of the pooling family, for `python:faults_pooling:<name>`: each a device that pools wrongly
+in one way the pages forbid."""
+import oracle
+
+
+def ignores_dilation(op, x, dtype, **params):
+    """A window read as if its positions were adjacent (Dilations taken as 1), cut to the output's sizes."""
+    expected = oracle.evaluate(op, x, dtype, **params)
+    if "Dilations" not in params:
+        return expected
+    undilated = dict(params, Dilations=[1] * len(params["Dilations"]))
+    from oracle import windows
+    if windows.problem(x.shape, undilated):
+        return expected
+    wrong = oracle.evaluate(op, x, dtype, **undilated)
+    return wrong[tuple(slice(0, n) for n in expected.shape)] if all(
+        w >= e for w, e in zip(wrong.shape, expected.shape)) else expected
+
+
+def padding_read_as_zero(op, x, dtype, **params):
+    """The padding read as zeros, not as no element (a zero-padded input's maximum)."""
+    import numpy as np
+    pads = [(0, 0), (0, 0)] + list(zip(params["StartPadding"], params["EndPadding"]))
+    padded = np.pad(x, pads)
+    unpadded = dict(params, StartPadding=[0] * len(pads[2:]), EndPadding=[0] * len(pads[2:]))
+    return oracle.evaluate(op, padded, dtype, **unpadded)
+
+
+def window_transposed(op, x, dtype, **params):
+    """A window of WindowSize's last two values swapped (height and width confused)."""
+    size = list(params["WindowSize"])
+    if size[-1] == size[-2]:
+        return oracle.evaluate(op, x, dtype, **params)
+    size[-2], size[-1] = size[-1], size[-2]
+    from oracle import windows
+    swapped = dict(params, WindowSize=size)
+    expected_shape = windows.output_sizes(x.shape, params)
+    if windows.problem(x.shape, swapped) or windows.output_sizes(x.shape, swapped) != expected_shape:
+        return oracle.evaluate(op, x, dtype, **params)
+    return oracle.evaluate(op, x, dtype, **swapped)
