@@ -360,7 +360,7 @@ def case_node(case):
     if undefined:
         return Outcome(NOT_REACHABLE, message=undefined)
     key = (node.op_type, node.opset, case.dtype, node.input_types, repr(sorted(node.attributes.items())),
-           repr(node.then),
+           repr(node.then), node.outputs, node.directml_types,
            tuple(np.asarray(c).tobytes() + str(np.asarray(c).dtype).encode() for c in node.constant_inputs))
     return node, key
 

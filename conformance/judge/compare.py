@@ -319,7 +319,7 @@ def describe(comparison: Comparison, tolerance: int, model: str = "ulp") -> str:
              + (f", {comparison.nan_mismatches} NaN mismatches" if comparison.nan_mismatches else "")
              + (f", {comparison.flushed} flushed" if comparison.flushed else "") + ")"]
     for item in comparison.worst:
-        lines.append(f"  at {tuple(item['index'])}: {_input(item)}, expected "
+        lines.append(f"  at {_where(item)}: {_input(item)}, expected "
                      f"{item['expected']!r}, actual {item['actual']!r} ({item['ulp']} ULP)")
     return "\n".join(lines)
 
@@ -330,15 +330,23 @@ def describe_intervals(comparison: Comparison) -> str:
              f" ({figures['outside']} outside their interval, {figures['semantic']} breaking a rule; "
              f"{figures['lowering_defined']} lowering-defined; max {comparison.max_ulp} ULP)"]
     for item in figures["worst"]:
-        lines.append(f"  at {tuple(item['index'])}: {_input(item)}, expected {item['expected']!r}, "
+        lines.append(f"  at {_where(item)}: {_input(item)}, expected {item['expected']!r}, "
                      f"actual {item['actual']!r}, interval [{item['lo']!r}, {item['hi']!r}] "
                      f"({item['rule']}, {item['ulp']} ULP)")
     return "\n".join(lines)
 
 
+def _where(item) -> str:
+    """A worst element's output index, after its output's name where there are several (OutputIndex(0, 2))."""
+    return f"{item.get('output', '')}{tuple(item['index'])}"
+
+
 def _input(item) -> str:
     """The input an element is judged by: its value, and for a copied element (data movement) the
-    input and index it comes from."""
+    input and index it comes from; for an index output (judge/indices.py) the indices allowed."""
+    if "allowed" in item:
+        from conformance.judge.indices import index_input_text
+        return index_input_text(item)
     if "source" in item:
         if item["source"] is None:
             return f"the page's constant {item['input']!r}"

@@ -23,7 +23,7 @@ def compare_outputs(spec, x, expected: tuple, actual, params: dict) -> Compariso
     for k, output in enumerate(spec.outputs):
         want, got = np.asarray(expected[k]), np.asarray(actual[k])
         if output.allowed is not None:
-            parts.append(compare_indices(want, got, output.allowed(inputs, params)))
+            parts.append(compare_indices(want, got, output.allowed(inputs, params), data=inputs[0]))
             continue
         if output.indices_from is not None:
             j = named[output.indices_from]
