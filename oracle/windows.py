@@ -24,11 +24,11 @@ def output_sizes(input_shape, params) -> tuple:
     return (*input_shape[:2], *spatial)
 
 
-def problem(input_shape, params) -> str | None:
-    """Why a window of these fields cannot slide over an input of this shape (one line), or None."""
+def problem(input_shape, params, empty_windows: bool = False) -> str | None:
+    """Why a window of these fields cannot slide over an input of this shape (one line), or None.
+    empty_windows: whether a window wholly in the padding is allowed (UNFOLD writes its zeros; a
+    pooling window must read an element)."""
     rank = len(input_shape)
-    if rank not in (4, 5):
-        return f"InputTensor has {rank} dimensions: the page takes 4 ({{N, C, H, W}}) or 5 ({{N, C, D, H, W}})"
     arrays = [name for name in ("Strides", "WindowSize", "StartPadding", "EndPadding", "Dilations") if name in params]
     for name in arrays:
         if params[name] is None or len(params[name]) != rank - 2:
@@ -42,9 +42,10 @@ def problem(input_shape, params) -> str | None:
         if padded < extent:
             return (f"spatial dimension {i}: the window's extent {extent} is larger than the padded input "
                     f"{size} + {params['StartPadding'][i]} + {params['EndPadding'][i]}")
-    valid = taps(input_shape, params)[1]
-    if valid.size and not valid.any(axis=-1).all():
-        return "a window lies wholly in the padding: it reads no input element"
+    if not empty_windows:
+        valid = taps(input_shape, params)[1]
+        if valid.size and not valid.any(axis=-1).all():
+            return "a window lies wholly in the padding: it reads no input element"
     return None
 
 

@@ -38,3 +38,17 @@ def window_transposed(op, x, dtype, **params):
     if windows.problem(x.shape, swapped) or windows.output_sizes(x.shape, swapped) != expected_shape:
         return oracle.evaluate(op, x, dtype, **params)
     return oracle.evaluate(op, x, dtype, **swapped)
+
+
+def unfold_rows_window_major(op, x, dtype, **params):
+    """UNFOLD's rows ordered window position first (k * C + c), not channel first (c * K + k)."""
+    import numpy as np
+    result = oracle.evaluate(op, x, dtype, **params)
+    c, k = x.shape[1], result.shape[1] // x.shape[1]
+    return result.reshape(result.shape[0], c, k, -1).transpose(0, 2, 1, 3).reshape(result.shape)
+
+
+def padding_at_the_wrong_end(op, x, dtype, **params):
+    """StartPadding and EndPadding swapped."""
+    swapped = dict(params, StartPadding=params["EndPadding"], EndPadding=params["StartPadding"])
+    return oracle.evaluate(op, x, dtype, **swapped)
