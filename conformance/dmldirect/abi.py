@@ -357,6 +357,7 @@ STRUCTS = [
     ("DML_TENSOR_DESC", [("Type", _ENUM), ("Desc", "ptr")]),
     ("DML_OPERATOR_DESC", [("Type", _ENUM), ("Desc", "ptr")]),
     ("DML_SCALE_BIAS", [("Scale", "c_float"), ("Bias", "c_float")]),
+    ("DML_SIZE_2D", [("Width", "c_uint"), ("Height", "c_uint")]),
     ("DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT", [("DataType", _ENUM)]),
     ("DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT", [("IsSupported", "c_int")]),
     ("DML_FEATURE_QUERY_FEATURE_LEVELS", [("RequestedFeatureLevelCount", "c_uint"), ("RequestedFeatureLevels", "ptr")]),
@@ -405,7 +406,7 @@ SCALAR_UNION_MEMBERS = [("Bytes", ("c_ubyte", 8)), ("Int8", "c_int8"), ("UInt8",
 # worked out from the field tables above.
 X64_SIZES = {
     "GUID": 16, "DML_BUFFER_TENSOR_DESC": 48, "DML_TENSOR_DESC": 16, "DML_OPERATOR_DESC": 16,
-    "DML_SCALE_BIAS": 8, "DML_SCALAR_UNION": 8,
+    "DML_SCALE_BIAS": 8, "DML_SCALAR_UNION": 8, "DML_SIZE_2D": 8,
     # operator descriptions (built from their specs; these pin what the header gives)
     "DML_ACTIVATION_CELU_OPERATOR_DESC": 24, "DML_ACTIVATION_SCALED_ELU_OPERATOR_DESC": 24,
     "DML_ELEMENT_WISE_CLIP_OPERATOR_DESC": 32, "DML_ELEMENT_WISE_CONSTANT_POW_OPERATOR_DESC": 32,
@@ -508,6 +509,7 @@ DESC_FIELD_KINDS = {
     "scalar": ("DML_SCALAR_UNION", 8, 8),         # union: its INT64, UINT64 and DOUBLE members align it to 8
     "count": ("c_uint32", 4, 4),                  # UINT AxisCount, DimensionCount: the length of its arrays
     "uint_array": ("ptr", 8, 8),                  # _Field_size_(count) const UINT*
+    "size_2d": ("DML_SIZE_2D", 8, 4),             # DML_SIZE_2D by value: UINT Width, UINT Height
     "int_array": ("ptr", 8, 8),                   # _Field_size_(count) const INT*
     "float_array": ("ptr", 8, 8),                 # _Field_size_(count) const FLOAT*
 }

@@ -147,6 +147,8 @@ class OperatorDescription:
                 values[name] = float_field(value)
             elif kind == "data_type":
                 values[name] = abi.DATA_TYPES[value]
+            elif kind == "size_2d":  # a DML_SIZE_2D by value, [Width, Height]
+                values[name] = abi.DML_SIZE_2D(*(int(v) for v in value))
             elif kind in abi.ARRAY_ELEMENTS:  # _Field_size_(count): the elements, NULL where there are none
                 self.arrays[name] = (getattr(C, abi.ARRAY_ELEMENTS[kind]) * len(value))(*value)
                 values[name] = C.addressof(self.arrays[name]) if value else None
@@ -181,6 +183,9 @@ class OperatorDescription:
                                                          "Bias": self.scale_bias.Bias}
         if kind in abi.ARRAY_ELEMENTS:
             return list(self.arrays[name])
+        if kind == "size_2d":
+            member = getattr(self.struct, name)
+            return [member.Width, member.Height]
         if kind == "scalar":
             dtype, union = self.scalars[name]
             return np.frombuffer(bytes(union.Bytes), dtype=dtype, count=1)[0].item()
