@@ -1,0 +1,153 @@
+"""What UPSAMPLE_2D, RESAMPLE, RESAMPLE1, RESAMPLE2 and RESAMPLE3 share in their nearest-neighbour
+modes: the fields, the support tables read from their pages, the shape rules and checks, the source of
+each output element (the pages' coordinate formula as index arithmetic, written apart from the oracle)
+and the ONNX route (Resize, where one coordinate transformation and nearest mode is the same mapping).
+
+The pages' relation: OutputTensorX = (InputTensorX + InputPixelOffset) * Scale + OutputPixelOffset, so
+an output element o reads the input at x = (o - OutputPixelOffset) / Scale - InputPixelOffset, rounded
+as each page says and clamped into the input ("the output edges are clamped")."""
+import math
+
+import numpy as np
+
+from conformance.specs.base import FLOATS, NotReachable, OnnxNode, Parameter, SupportTable
+
+NEAREST, LINEAR = "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", "DML_INTERPOLATION_MODE_LINEAR"
+INCREASING, DECREASING = "DML_AXIS_DIRECTION_INCREASING", "DML_AXIS_DIRECTION_DECREASING"
+# DML_RESAMPLE_OPERATOR_DESC has no pixel offsets; DML_RESAMPLE1's page: "When the InputPixelOffsets are
+# set to 0.5, and the OutputPixelOffsets are set to -0.5, this operator is equivalent to" it
+CENTRE_OFFSETS = (0.5, -0.5)
+ONE_TO_FOUR = (1, 2, 3, 4)
+INT8_UINT8 = ("int8", "uint8")
+# DML_RESAMPLE's and DML_RESAMPLE1's pages: 4-D FLOAT32/16 at their first level, 1 to 4-D from 5_1,
+# INT8 and UINT8 from 6_2
+RESAMPLE_TABLES = (SupportTable("6_2", ONE_TO_FOUR, FLOATS + INT8_UINT8), SupportTable("5_1", ONE_TO_FOUR, FLOATS))
+SAME_TYPE_AND_RANK = "InputTensor and OutputTensor must have the same DataType and DimensionCount."
+LINEAR_REFUSED = (f"{LINEAR} belongs to issue 26 (the linear modes): only {NEAREST} is tested here, "
+                  "and a case giving LINEAR is refused at load.")
+# The output sizes: the pages leave them to the OutputTensor ("the scales don't need to be exactly
+# OutputSize / InputSize"); the cases take floor(InputSize * Scale), as UPSAMPLE_2D's page and ONNX's
+# Resize do.
+OUTPUT_SIZES = ("OutputTensor.Sizes[i] = floor(InputTensor.Sizes[i] * Scales[i]) in every case here; the "
+                "pages let the output take other sizes (crop or clamp), which no case gives yet.")
+
+INTERPOLATION = Parameter("InterpolationMode", "enum", NEAREST,
+                          "A DML_INTERPOLATION_MODE: NEAREST_NEIGHBOR chooses the input element nearest to the "
+                          "output element's coordinate; LINEAR (issue 26) is refused at load.",
+                          choices=(NEAREST, LINEAR), enum_values={NEAREST: 0, LINEAR: 1})
+ROUNDING = Parameter("RoundingDirection", "enum", DECREASING,
+                     "A DML_AXIS_DIRECTION: the direction to round along each axis when mapping fractional "
+                     "coordinates back to input pixels: INCREASING ceil, DECREASING floor (nearest neighbour "
+                     "only). The page gives no default; the harness's is DECREASING.",
+                     choices=(INCREASING, DECREASING), enum_values={INCREASING: 0, DECREASING: 1})
+
+
+def scales(count: str) -> Parameter:
+    return Parameter("Scales", "float_array", None,
+                     "The scale of each dimension: > 1 scales up, < 1 scales down; need not be exactly "
+                     "OutputSize / InputSize.", count=count)
+
+
+def offsets(name: str, usual: float) -> Parameter:
+    when = "before" if name.startswith("Input") else "after"
+    return Parameter(name, "float_array", None,
+                     f"The offset of each dimension's pixels {when} resampling ({usual} for pixel centres, "
+                     "DML_RESAMPLE's behaviour; 0: the top left corner).", count="DimensionCount")
+
+
+def pixel_offsets(params) -> tuple:
+    """(InputPixelOffsets, OutputPixelOffsets) as float32, DML_RESAMPLE's where the page has none."""
+    rank = len(params["Scales"])
+    given = [params.get("InputPixelOffsets"), params.get("OutputPixelOffsets")]
+    return tuple(np.float32(CENTRE_OFFSETS[k] if v is None else v) * np.ones(rank, np.float32)
+                 for k, v in enumerate(given))
+
+
+def resample_shapes(input_shapes, params) -> tuple:
+    """OutputTensor.Sizes[i] = floor(InputTensor.Sizes[i] * Scales[i]) (FLOAT Scales, float32)."""
+    return (tuple(math.floor(n * float(np.float32(s))) for n, s in zip(input_shapes[0], params["Scales"])),)
+
+
+def resample_check(input_shapes, params) -> str | None:
+    shape, given = input_shapes[0], params.get("Scales")
+    if params.get("InterpolationMode") == LINEAR:
+        return f"{LINEAR}: the linear modes belong to issue 26; only {NEAREST} is tested"
+    if given is None:
+        return "Scales is required: one value per input dimension"
+    if len(given) != len(shape):
+        return f"Scales has {len(given)} values; InputTensor has {len(shape)} dimensions (the count must match)"
+    for name in ("InputPixelOffsets", "OutputPixelOffsets"):
+        if name in params and params[name] is None:
+            return f"{name} is required: one value per input dimension"
+    if not all(np.isfinite(s) and s > 0 for s in given):
+        return f"Scales {list(given)}: each must be a finite number larger than 0"
+    empty = [i for i, n in enumerate(resample_shapes(input_shapes, params)[0]) if n < 1]
+    if empty:
+        return f"Scales {list(given)} make output dimension {empty[0]} empty (floor(size * scale) = 0)"
+    return None
+
+
+def nearest(output_index, sizes, scale, input_offset, output_offset, rounding) -> np.ndarray:
+    """One axis: the input index output_index reads, the page's inverse mapping rounded by `rounding`
+    (a function of float64) and clamped into [0, sizes - 1]."""
+    x = (np.asarray(output_index, dtype=np.float64) - float(output_offset)) / float(scale) - float(input_offset)
+    return np.clip(rounding(x), 0, sizes - 1).astype(np.intp)
+
+
+def half_up(x):
+    """Round to nearest, halves toward increasing values: floor(x + 0.5)."""
+    return np.floor(x + 0.5)
+
+
+def sources(rounding_of) -> callable:
+    """source_index of a RESAMPLE version: rounding_of(params) -> the rounding of every axis."""
+    def source_index(output_index, inputs, params) -> tuple:
+        sizes, rounding = np.shape(inputs[0]), rounding_of(params)
+        ins, outs = pixel_offsets(params)
+        scale = np.asarray(params["Scales"], dtype=np.float32)
+        which = np.zeros(np.shape(output_index[0]), dtype=np.intp)
+        return which, tuple(nearest(o, n, s, i, p, rounding)
+                            for o, n, s, i, p in zip(output_index, sizes, scale, ins, outs))
+    return source_index
+
+
+# ONNX Resize's coordinate transformations as (InputPixelOffset, OutputPixelOffset): x_original =
+# (x_resized - OutputPixelOffset) / scale - InputPixelOffset
+ONNX_TRANSFORMS = {(0.5, -0.5): "half_pixel", (0.0, 0.0): "asymmetric", (0.0, -0.5): "tf_half_pixel_for_nn"}
+# Resize's nearest modes as the rounding of x_original they are, and how far each moves the input offset
+# of the transformation it is paired with: round_prefer_ceil(x) = floor(x + 0.5), round_prefer_floor(x) =
+# ceil(x - 0.5)
+ONNX_NEAREST = {("floor", 0.0): "floor", ("ceil", 0.0): "ceil",
+                ("floor", -0.5): "round_prefer_ceil", ("ceil", 0.5): "round_prefer_floor"}
+
+
+def half_up_as_floor(offsets_) -> tuple:
+    """floor(x + 0.5) is floor of x computed with the input offset 0.5 smaller: ("floor", offsets)."""
+    ins, outs = offsets_
+    return "floor", (np.asarray(ins, np.float64) - 0.5, outs)
+
+
+def resize(params: dict, direction: str, offsets_) -> OnnxNode:
+    """Resize-13, nearest, where every axis has one pair of offsets that one of ONNX's coordinate
+    transformations and nearest modes computes exactly (direction: "floor" or "ceil" of x)."""
+    if params.get("Antialiased"):
+        raise NotReachable("Antialiased: Resize's antialias applies to its linear and cubic modes only")
+    ins, outs = offsets_
+    pairs = {(float(i), float(o)) for i, o in zip(ins, outs)}
+    if len(pairs) != 1:
+        raise NotReachable(f"pixel offsets differ between axes ({sorted(pairs)}): Resize's coordinate "
+                           "transformation is one for every axis")
+    (given_in, given_out), = pairs
+    shift = -given_out - given_in  # x = o + shift on an axis of scale 1
+    if 1.0 in (float(s) for s in params["Scales"]) and not (0 <= shift < 1 if direction == "floor" else -1 < shift <= 0):
+        raise NotReachable("an axis of scale 1 whose offsets move it: ONNX Runtime keeps such an axis as it is "
+                           "(docs/findings/issue25-resample_nearest.md)")
+    for (onnx_in, onnx_out), transform in ONNX_TRANSFORMS.items():
+        mode = ONNX_NEAREST.get((direction, given_in - onnx_in))
+        if onnx_out == given_out and mode:
+            return OnnxNode("Resize", 13, {"mode": "nearest", "coordinate_transformation_mode": transform,
+                                           "nearest_mode": mode},
+                            constant_inputs=(np.zeros(0, np.float32), np.asarray(params["Scales"], np.float32)),
+                            alone=True)
+    raise NotReachable(f"InputPixelOffset {given_in}, OutputPixelOffset {given_out}, rounding {direction}: "
+                       "no Resize coordinate transformation and nearest mode maps coordinates so")
