@@ -7,7 +7,9 @@ header tables (conformance/dmldirect/abi.py). Code is what runs: identifiers and
 program uses (help texts, messages, file names). Comments and docstrings are documentation and may
 use an operator as an example. A name counts in full (ELEMENT_WISE_CLIP, activation_celu in a file
 name: any case, between non-alphanumerics) and in short (CONSTANT_POW, CELU: the name without its
-ELEMENT_WISE_ or ACTIVATION_ prefix, in capitals, as a word of its own).
+ELEMENT_WISE_ or ACTIVATION_ prefix, in capitals, as a word of its own). A name that is one plain
+word (PADDING, SLICE, TILE) counts in capitals only: in lower case it is the word (CSS's padding,
+Python's slice), not the operator.
 """
 import itertools
 import io
@@ -74,7 +76,9 @@ def _patterns():
     found = []
     for name in specs.SPECS:
         # Not after a dot: numpy's np.tile and ufunc.reduce are attributes, not the operators TILE and REDUCE
-        found.append((name, re.compile(rf"(?<![A-Za-z0-9.]){name}(?![A-Za-z0-9])", re.IGNORECASE)))
+        plain_word = name.isalpha()
+        found.append((name, re.compile(rf"(?<![A-Za-z0-9.]){name}(?![A-Za-z0-9])",
+                                       0 if plain_word else re.IGNORECASE)))
         short = name
         for prefix in PREFIXES:
             short = short.removeprefix(prefix)
@@ -114,7 +118,11 @@ def test_the_scan_finds_names_in_code_but_not_in_comments_and_docstrings():
     assert code.count("\n") == text.count("\n")
     pattern = dict(_patterns())
     assert pattern["ACTIVATION_CELU"].search('open("sweeps/activation_celu_float32.yaml")')
-    assert pattern["TILE"].search('run("tile", repeats)') and not pattern["TILE"].search("np.tile(v, 2)")
+    assert pattern["TILE"].search('run("TILE", repeats)') and not pattern["TILE"].search("np.tile(v, 2)")
+    # a plain word in lower case is the word: CSS's padding, a field padding_written, Python's slice
+    assert not any(pattern["PADDING"].search(t) for t in ("padding: 4px;", 'x["padding_written"]', "the padding"))
+    assert pattern["PADDING"].search('op == "PADDING"') and pattern["PADDING1"].search("cases/padding1.yaml")
+    assert not pattern["TILE"].search('run("tile", repeats)')
     assert pattern["ACTIVATION_CELU"].search("DML_OPERATOR_ACTIVATION_CELU")
     assert pattern["CELU"].search("LITERAL, CELU = 0, 1") and not pattern["CELU"].search("ACTIVATION_CELU")
     assert not pattern["CLIP"].search("Clip(opset 13)")
@@ -211,7 +219,7 @@ def test_integer_results_are_the_python_integer_ones():
             else:
                 x = np.array(values, dtype=dtype)
             got = oracle.evaluate(op, x, dtype, **params)
-            assert got.dtype == np.dtype(spec.output_dtype(dtype)), got.dtype
+            assert got.dtype == np.dtype(spec.tensor_type("OutputTensor", dtype, params)), got.dtype
             wanted = [formula(*v) if spec.several_inputs else formula(v) for v in values]
             assert all(type(w) is int for w in wanted), wanted
             wrong = [(v, g, w) for v, g, w in zip(values, got.tolist(), wanted) if g != w]
