@@ -61,8 +61,10 @@ class IntervalJudge:
         spec = specs.get(op)
         output = np.dtype(spec.tensor_type("OutputTensor", dtype, params))
         # integer inputs, a float output (DEQUANTIZE_LINEAR): the formula is computed and judged in
-        # the output's type; a float input is judged in its own type (IS_NAN's UINT8 included)
-        self.dtype = output if output.kind == "f" else np.dtype(dtype)
+        # the output's type; a float input is judged in its own type (IS_NAN's UINT8 included); an
+        # accepted set (CAST) is in the output's type
+        self.dtype = output if output.kind == "f" or spec.accepted else np.dtype(dtype)
+        self.accepted = spec.accepted
         self.nan_rule = nan_rule
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
@@ -76,15 +78,19 @@ class IntervalJudge:
 
     @property
     def exact(self) -> bool:
-        return self.formula is None
+        return self.formula is None and self.accepted is None
 
     def describe(self) -> str:
+        if self.accepted is not None:
+            return f"the set {self.accepted.__module__}.{self.accepted.__name__} accepts"
         return "exact (zero-width interval)" if self.exact else f"interval of {self.formula}"
 
     def bounds(self, x, expected):
         """(lo, hi, may be a number, may be NaN) of each element, as float64 (the exactly
         rounded value, always acceptable, may lie outside where the lowering gives NaN or an
         infinity instead: see lowering_points)."""
+        if self.accepted is not None:
+            return self.accepted(x, self.dtype.name)
         if self.exact:
             e = np.asarray(expected).astype(np.float64) if self.dtype.kind == "f" else np.asarray(expected)
             missing = np.isnan(e) if self.dtype.kind == "f" else np.zeros(e.shape, dtype=bool)
@@ -99,7 +105,7 @@ class IntervalJudge:
         expected, actual = np.asarray(expected), np.asarray(actual)
         lo, hi, num, may_nan = self.bounds(x, expected)
         if self.dtype.kind != "f":
-            inside = actual == expected
+            inside = (lo <= actual) & (actual <= hi) if self.accepted is not None else actual == expected
             ratio = np.where(inside, 0.0, np.inf)
             return ElementVerdicts(lo, hi, ~inside, np.zeros(actual.shape, dtype=np.int8),
                                    np.zeros(actual.shape, dtype=bool), ratio, num)
@@ -132,7 +138,7 @@ class IntervalJudge:
         """Where a float16 result is zero for an exact value that is a float16 subnormal, and the
         computation in float cannot give zero (float16 denormals are preserved)."""
         broken = np.zeros(np.shape(a), dtype=bool)
-        if self.dtype == np.float16 and not self.exact:
+        if self.dtype == np.float16 and self.formula is not None:
             tiny = float(np.finfo(np.float16).smallest_normal)
             flushed = (e != 0) & (np.abs(e) < tiny) & (a == 0)
             if flushed.any():
@@ -166,6 +172,8 @@ def explain(spec, dtype: str = "float32") -> list:
     it uses, and worked intervals at the page's default parameters."""
     from conformance.specs.primitives import primitives_used
     defaults = {p.name: p.default for p in spec.parameters}
+    if spec.accepted is not None:
+        return [f"  d3d: the set each element may be, by {spec.accepted.__module__} (its docstring states the rules)"]
     if spec.d3d is None:
         return ["  d3d: exact (zero-width intervals: the device must give the exactly rounded value)"]
     formula = spec.d3d(_float32_params({k: v for k, v in defaults.items() if k != "ScaleBias"}))

@@ -61,9 +61,11 @@ BAD_BLOCK = 1 << 16  # elements off the exact value that compare.compare takes a
 
 def elementwise(case) -> bool:
     """Only an operator whose output element depends on its input element alone (its family's
-    `pointwise`), with an output of its input's type, may be chunked, grouped or tabulated."""
+    `pointwise`), with an output of its input's type (as the case's fields choose it: CAST's
+    OutputType), may be chunked, grouped or tabulated."""
     spec = specs.get(case.op)
-    return spec.family.pointwise and spec.output_dtype(case.dtype) == case.dtype and not spec.several_inputs
+    return (spec.family.pointwise and spec.tensor_type("OutputTensor", case.dtype, case.params) == case.dtype
+            and not spec.several_inputs)
 
 
 def usable_cpus() -> int:
@@ -377,7 +379,7 @@ class Verifier:
             or (self.kernel == "auto" and not fast_kernels.loaded()))
 
     def check(self, case, x, actual) -> Comparison:
-        if specs.get(case.op).copies:  # exact, naming sources: the judge's entry
+        if not specs.get(case.op).family.pointwise:  # copies, indices, reductions: the judge's entry
             return compare_case(case, x, actual)
         if isinstance(x, tuple):  # several inputs: the plain path
             return self._plain(case, x, actual)

@@ -39,7 +39,7 @@ def _compiled(case) -> bool:
     """An element-wise operator, of one input or several (a pair sweep's), with an output of its
     input's type: what the compiled loops verify."""
     spec = specs.get(case.op)
-    return spec.family.pointwise and spec.output_dtype(case.dtype) == case.dtype
+    return spec.family.pointwise and spec.tensor_type("OutputTensor", case.dtype, case.params) == case.dtype
 
 
 def sample(dtype: str, n: int = ELEMENTS) -> np.ndarray:
