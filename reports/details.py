@@ -306,6 +306,11 @@ def deciding_worst(record) -> list:
     return d3d if deciding_model(record) == "d3d" and d3d else record.get("worst") or []
 
 
+def element_name(item: dict) -> str:
+    """A worst element's output index, after its output's name where there are several (OutputIndex[0, 2])."""
+    return f"{item.get('output', '')}{item.get('index')}"
+
+
 def element_values(item: dict) -> list:
     """[(name, decimal text, bits text)] of a worst element's input, expected and actual; bits are
     '' in results written before they were recorded."""
@@ -317,7 +322,10 @@ def element_values(item: dict) -> list:
             value = ", ".join(str(v) for v in value)
         if isinstance(pattern, list):
             pattern = ", ".join(pattern)
-        if name == "input" and "source" in item:  # a copied element (data movement): where it comes from
+        if name == "input" and "allowed" in item:  # an index output: its slice and the indices allowed
+            from conformance.judge.indices import index_input_text
+            value = index_input_text(item)
+        elif name == "input" and "source" in item:  # a copied element (data movement): where it comes from
             value = (f"{item.get('source_input', 'Input')}{item['source']} = {value}" if item["source"] is not None
                      else f"the page's constant {value}")
         values.append((name, str(value), pattern))

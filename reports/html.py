@@ -28,7 +28,7 @@ def environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.globals.update(label=statuses.label, short=statuses.short, css_class=matrix.css_class,
-                       element_values=details.element_values)
+                       element_values=details.element_values, element_name=details.element_name)
     return env
 
 

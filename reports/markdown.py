@@ -195,7 +195,7 @@ def group_section(group) -> list:
              + text(judgement(first) or _first_line(first.get("message"))[:details.MESSAGE_SHOWN]), ""]
     worst = details.deciding_worst(first)[:EXAMPLE_ELEMENTS]
     if worst:
-        rows = [[text(item.get("index"))] + [text(value) + (f" {code(bits)}" if bits else "")
+        rows = [[text(details.element_name(item))] + [text(value) + (f" {code(bits)}" if bits else "")
                                              for _, value, bits in details.element_values(item)]
                 + [text("NaN mismatch" if item.get("ulp") == "nan" else item.get("ulp", "-"))] for item in worst]
         lines += [table(rows, ["element", "input", "expected", "actual", "ULP"], right=(1, 2, 3, 4)), ""]
