@@ -33,7 +33,8 @@ class Family:
 ELEMENT_WISE = Family("element-wise", "each output element a function of the input elements at its index "
                       "(ELEMENT_WISE_*, ACTIVATION_*)", pointwise=True,
                       output_shapes=shapes.broadcast_output, shape_check=shapes.broadcast_check)
-REDUCTION = Family("reduction", "output elements reduce slices along axes (REDUCE, ARGMIN, ARGMAX)")
+REDUCTION = Family("reduction", "output elements reduce slices along axes (REDUCE, ARGMIN, ARGMAX)",
+                   output_shapes=shapes.reduced_output, shape_check=shapes.reduced_check)
 CONTRACTION = Family("contraction", "sums of products over a shared dimension (GEMM, CONVOLUTION)")
 WINDOW = Family("window", "each output element from a window of the input (pooling, FOLD, UNFOLD)")
 NORMALIZATION = Family("normalization", "elements scaled by statistics of their slice (BATCH_NORMALIZATION)")

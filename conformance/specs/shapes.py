@@ -22,3 +22,24 @@ def broadcast_check(input_shapes, params) -> str | None:
         return "the inputs have " + ", ".join(map(str, sorted(ranks))) + " dimensions: DirectML tensors of one " \
                "operator have one dimension count"
     return None
+
+
+def reduced_output(input_shapes, params) -> tuple:
+    """Reduction: one output of the input's dimension count, each axis in Axes of size 1."""
+    axes = set(params.get("Axes") or ())
+    return (tuple(1 if i in axes else int(n) for i, n in enumerate(input_shapes[0])),)
+
+
+def reduced_check(input_shapes, params) -> str | None:
+    axes, rank = params.get("Axes"), len(input_shapes[0])
+    if not axes:
+        return "Axes is required: at least one axis to reduce"
+    outside = [a for a in axes if not 0 <= a < rank]
+    if outside:
+        return f"Axes {list(axes)}: values must be in the range [0, InputTensor.DimensionCount - 1] = [0, {rank - 1}]"
+    if len(set(axes)) != len(axes):
+        return f"Axes {list(axes)} names an axis twice"
+    empty = [a for a in axes if input_shapes[0][a] == 0]
+    if empty:
+        return f"Axes {list(axes)} reduces axis {empty[0]} of size 0: a slice with no element has no index"
+    return None
