@@ -241,13 +241,15 @@ def test_compiled_formulas_give_the_literal_values(op, params, nan_rule):
 def _interval_operators():
     """OPERATORS and every other one-input float32 operator of the default cases with a d3d formula
     (its first parameter set): the compiled interval evaluation walks any formula. Operators of
-    several inputs take the plain path (the acceleration layer declines them)."""
+    several inputs, and of a family that is not pointwise, take the plain path (the acceleration
+    layer declines them)."""
     from conformance import specs
     from conformance.caseset.caseload import load_paths
     chosen = {op: params for op, params in OPERATORS}
     for case in load_paths():
+        spec = specs.get(case.op)
         if case.dtype == "float32" and case.op not in chosen and not case.params.get("ScaleBias") \
-                and not specs.get(case.op).several_inputs:
+                and not spec.several_inputs and spec.family.pointwise:
             chosen[case.op] = case.params
     return sorted(chosen.items())
 
