@@ -15,7 +15,7 @@ import jsonschema
 import numpy as np
 import yaml
 
-from conformance import specs
+from conformance import featurelevels, specs
 from conformance.caseset import arrays, inputs
 from conformance.caseset.case import Case
 from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
@@ -287,6 +287,12 @@ def _check_group(spec, group, at, where, max_elements) -> list:
             problems.append(f"{where(*at, 'dtypes', d)}{spec.name} never allows data type {dtype!r}; "
                             f"its pages allow {', '.join(spec.dtypes)}")
     for s, shape in enumerate(group["shapes"]):
+        if own_shapes(shape):
+            problems += _check_own_shapes(spec, shape, lambda *keys: where(*at, "shapes", s, *keys), max_elements)
+            if group.get("broadcast"):
+                problems.append(f"{where(*at, 'broadcast')}broadcast is for inputs of the case's one shape; "
+                                "inputs of their own shapes have their sizes of 1 in them")
+            continue
         rank = shape["rank"] if isinstance(shape, dict) else (1 if shape == "auto" else len(shape))
         if not 1 <= rank <= 8:
             problems.append(f"{where(*at, 'shapes', s)}rank {rank}: DirectML tensors have 1 to 8 dimensions")
@@ -324,6 +330,68 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"{', '.join(i.short for i in spec.inputs if i.aliases_output) or 'no input'}, "
                             f"not {in_place!r}")
     return problems
+
+
+def own_shapes(entry) -> bool:
+    """Whether a shapes entry names each input's own shape ({Input: [3, 4], Indices: [2, 2]})."""
+    return isinstance(entry, dict) and "rank" not in entry
+
+
+def _check_own_shapes(spec, entry, where, max_elements) -> list:
+    """Every input named once (the page's name, with or without Tensor), each shape of a dimension
+    count the pages allow, within the element limit."""
+    if not spec.several_inputs:
+        return [f"{where()}{spec.name} has one input: give its shape as a list, not by name"]
+    problems, named = [], set()
+    for name, shape in entry.items():
+        given = spec.input(name)
+        if given is None:
+            problems.append(f"{where(name)}{spec.name} has no input {name!r}; its inputs are "
+                            f"{', '.join(i.short for i in spec.inputs)}")
+            continue
+        if given.short in named:
+            problems.append(f"{where(name)}{given.short} is named twice")
+        named.add(given.short)
+        if not 1 <= len(shape) <= 8:
+            problems.append(f"{where(name)}{given.short} has {len(shape)} dimensions: DirectML tensors have 1 to 8")
+        elif len(shape) not in spec.ranks:
+            problems.append(f"{where(name)}{spec.name} never allows {len(shape)} dimensions")
+        elif np.prod(shape, dtype=object) > max_elements:
+            problems.append(f"{where(name)}{given.short} {shape} has {np.prod(shape, dtype=object)} elements; "
+                            f"the limit is {max_elements} (--max-elements)")
+    missing = [i.short for i in spec.inputs if i.short not in named]
+    if missing and not problems:
+        problems.append(f"{where()}no shape for {', '.join(missing)}: name every input of {spec.name} "
+                        f"({', '.join(i.short for i in spec.inputs)})")
+    return problems
+
+
+def _bind_indices(spec, several, params) -> str | None:
+    """Give each index input the sizes its elements address (spec.index_bounds) and check its
+    generator: `indices` (negative ones only in a signed type) or `values` within range."""
+    for case_input, given in zip(several, spec.inputs):
+        kind = case_input.generator["kind"]
+        if given.role != "indices":
+            if kind == inputs.INDICES:
+                return f"{case_input.name} is no index tensor: {inputs.INDICES} is for {spec.name}'s index inputs"
+            continue
+        if kind not in (inputs.INDICES, "values"):
+            return (f"{case_input.name} is an index tensor: its generator is {{kind: {inputs.INDICES}}} "
+                    f"or {{kind: values}}, not {kind}")
+        signed = np.dtype(case_input.dtype).kind == "i"
+        if case_input.generator.get("negative") and not signed:
+            return f"negative indices need a signed {case_input.name} type (int32, int64), not {case_input.dtype}"
+        bounds = np.broadcast_to(np.asarray(spec.index_bounds([i.shape for i in several], params), dtype=np.int64),
+                                 case_input.shape)
+        case_input.bounds = bounds
+        if kind == "values" and bounds.size:
+            values = np.resize(case_input.own_values, bounds.shape).astype(np.int64)
+            wrong = (values >= bounds) | (values < (-bounds if signed else 0))
+            if wrong.any():
+                at = tuple(int(i) for i in np.argwhere(wrong)[0])
+                return (f"{case_input.name}{list(at)} = {values[at]} is out of range: the dimension it addresses "
+                        f"has {bounds[at]} elements")
+    return None
 
 
 def padded_strides(shape) -> tuple:
@@ -537,9 +605,10 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         else:
             own = inputs.values_for(generator, dtype, spec, full)
             natural, label = inputs.natural_count(generator, own), inputs.label(generator)
-        shape, from_generator = _shape(shape_entry, natural)
+        shape, from_generator = _shape(shape_entry, natural, spec)
         rank = len(shape)
-        level = spec.required_level(dtype, rank, full)
+        levels = [spec.required_level(dtype, len(s), full) for s in _entry_shapes(shape_entry, shape, spec)]
+        level = None if None in levels else max(levels, key=featurelevels.index)
         if level is None:
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
             continue
@@ -563,7 +632,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         several, in_place_input = (), None
         if spec.several_inputs:
             try:
-                several = _case_inputs(spec, plan, dtype, full, shape, broadcast)
+                several = _case_inputs(spec, plan, dtype, full, shape, broadcast,
+                                       _entry_shapes(shape_entry, shape, spec) if own_shapes(shape_entry) else None)
                 in_place_input = _aliased(spec, group.get("in_place"), broadcast) if in_place else None
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
@@ -573,9 +643,13 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         if problem:
             problems.append(f"{where(*at, 'shapes')}{spec.name}: {problem}")
             continue
+        problem = _bind_indices(spec, several, full) if spec.index_bounds else None
+        if problem:
+            problems.append(f"{where(*at, 'inputs')}{spec.name}: {problem}")
+            continue
         outputs = spec.output_shapes(input_shapes, full)
         case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input,
-                           group.get("output_strides"))
+                           group.get("output_strides"), several if own_shapes(shape_entry) else ())
         if case_id in ids:
             problems.append(f"{source}: duplicate case id {case_id} (also {ids[case_id]})")
             continue
@@ -636,16 +710,17 @@ def _several_plan(spec, entry, dtype, params) -> dict:
     return {"generators": generators, "own": own, "natural": natural, "label": inputs.label(entry)}
 
 
-def _case_inputs(spec, plan, dtype, params, shape, broadcast) -> tuple:
+def _case_inputs(spec, plan, dtype, params, shape, broadcast, named=None) -> tuple:
+    """named: each input's own shape in the page's order, where the case names them."""
     from conformance.caseset.case import CaseInput
     result = []
-    for given in spec.inputs:
+    for k, given in enumerate(spec.inputs):
         dims = next((tuple(sorted(set(d))) for name, d in broadcast.items() if spec.input(name) is given), ())
         if any(d >= len(shape) for d in dims):
             raise CaseFileError([f"broadcast {given.short} along {list(dims)}: the shape {list(shape)} has "
                                  f"{len(shape)} dimensions"])
-        own_shape = tuple(1 if d in dims else n for d, n in enumerate(shape))
-        own, count = plan["own"][given.short], int(np.prod(shape, dtype=np.int64))
+        own_shape = named[k] if named else tuple(1 if d in dims else n for d, n in enumerate(shape))
+        own, count = plan["own"][given.short], int(np.prod(own_shape, dtype=np.int64))
         if not dims and own is not None and 0 < count < len(own):
             raise CaseFileError([f"shape {list(shape)} holds {count} elements but input {given.short}'s generator "
                                  f"has {len(own)} values; use a larger shape, 'auto' or {{rank: R}}"])
@@ -668,7 +743,18 @@ def _aliased(spec, asked, broadcast) -> str:
     raise CaseFileError(["in_place: every input the output may alias is broadcast"])
 
 
-def _shape(entry, natural):
+def _entry_shapes(entry, shape, spec) -> tuple:
+    """Each input's own shape in the page's order where the entry names them, else (shape,)."""
+    if own_shapes(entry):
+        named = {spec.input(name).short: value for name, value in entry.items()}
+        return tuple(tuple(int(n) for n in named[i.short]) for i in spec.inputs)
+    return (tuple(shape),)
+
+
+def _shape(entry, natural, spec=None):
+    if own_shapes(entry):  # the case's shape: its first input's
+        named = {spec.input(name).short: value for name, value in entry.items()}
+        return tuple(int(n) for n in named[spec.inputs[0].short]), False
     if entry == "auto":
         return (int(natural),), True
     if isinstance(entry, dict):
@@ -690,8 +776,10 @@ def _tolerance(override, spec, dtype, from_file) -> int:
 
 
 def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadcast=None,
-             in_place_input=None, output_strides=None) -> str:
+             in_place_input=None, output_strides=None, own=()) -> str:
     rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
+    if own:  # every input's own shape: rank2[Input=3x4,Indices=2x2]
+        rank = f"rank{len(shape)}[" + ",".join(f"{i.name}={'x'.join(map(str, i.shape))}" for i in own) + "]"
     parts = []
     for name, value in params.items():
         if isinstance(value, dict) and "Type" in value:

@@ -19,8 +19,9 @@ import numpy as np
 
 
 PAIRS = "exhaustive_float16_pairs"
+INDICES = "indices"  # an index tensor's values, within the spec's index_bounds
 KINDS = ("uniform", "specials", "integer_extremes", "exhaustive_float16", "values", "sweep",
-         "exhaustive_float32", PAIRS)
+         "exhaustive_float32", PAIRS, INDICES)
 DATA_TYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
               "uint8")  # the tensor data types a case may name
 STREAMED = ("exhaustive_float32", PAIRS)  # generators whose tensor is made (and run) chunk by chunk
@@ -216,6 +217,16 @@ def fill_input(generator: dict, dtype: str, shape: tuple, seed: int, own_values)
     return fill(generator, dtype, shape, seed, own_values)
 
 
+def fill_indices(generator: dict, dtype: str, shape: tuple, seed: int, bounds) -> np.ndarray:
+    """Index values in range: each element below the size of the dimension it addresses (bounds,
+    broadcast to shape), from 0, or with negative: true from minus that size (counting from the end)."""
+    rng = np.random.default_rng(seed)
+    sizes = np.broadcast_to(np.asarray(bounds, dtype=np.int64), shape)
+    low = -sizes if generator.get("negative") else np.zeros_like(sizes)
+    drawn = low + np.floor(rng.random(shape) * (sizes - low)).astype(np.int64)
+    return drawn.astype(dtype)
+
+
 def _to_type(values, dtype: str) -> np.ndarray:
     target = np.dtype(dtype)
     if target.kind == "f":
@@ -240,6 +251,8 @@ def label(generator: dict) -> str:
     if kind == "uniform":
         low, high = uniform_range(generator)
         return f"uniform[{_num(low)},{_num(high)}]"
+    if kind == INDICES:
+        return "indices[negative]" if generator.get("negative") else "indices"
     if kind == "sweep":
         return f"sweep[{_num(generator['low'])},{_num(generator['high'])},{generator['count']}]"
     if kind in STREAMED and any(key in generator for key in ("start", "stop", "step")):
@@ -255,4 +268,4 @@ def _num(value) -> str:
 
 __all__ = ["KINDS", "STREAMED", "UNIFORM_RANGE", "values_for", "fill", "label", "streamed", "chunks",
            "bit_range", "natural_count", "uniform_range", "input_seed", "crossed", "fill_input", "several_label",
-           "MAX_CROSSED", "CROSSED_TOO_LARGE", "PAIRS", "streamed_input", "streamed_inputs"]
+           "MAX_CROSSED", "CROSSED_TOO_LARGE", "PAIRS", "INDICES", "fill_indices", "streamed_input", "streamed_inputs"]

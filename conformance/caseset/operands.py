@@ -71,8 +71,14 @@ def element(x, position, jsonable):
 
 
 def size(x) -> int:
-    """Elements of the output x makes (several inputs: of their broadcast shape)."""
+    """Elements of the output x makes (several inputs: of their broadcast shape; inputs of their own
+    shapes that do not broadcast, GATHER's data and indices: the largest's, 0 where one is empty)."""
     if several(x):
-        return int(np.prod(np.broadcast_shapes(*(np.shape(v) for v in x)), dtype=np.int64))
+        shapes = [np.shape(v) for v in x]
+        try:
+            return int(np.prod(np.broadcast_shapes(*shapes), dtype=np.int64))
+        except ValueError:
+            sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+            return 0 if 0 in sizes else max(sizes)
     return int(np.asarray(x).size)
 __all__ = ["several", "flat", "take", "join", "is_subnormal", "subnormal", "flushed", "element", "size"]

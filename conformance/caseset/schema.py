@@ -17,12 +17,15 @@ PARAM_VALUE = {"oneOf": [NUMBER, SCALE_BIAS, FUSED_ACTIVATION, ARRAY, {"type": "
 SHAPE = {"oneOf": [{"type": "array", "items": {"type": "integer", "minimum": 0}},
                    {"const": "auto"},
                    {"type": "object", "additionalProperties": False, "required": ["rank"],
-                    "properties": {"rank": {"type": "integer"}}}]}
+                    "properties": {"rank": {"type": "integer"}}},
+                   # Inputs of their own shapes (GATHER's Input and Indices): each input named, its shape
+                   {"type": "object", "minProperties": 1, "propertyNames": {"not": {"const": "rank"}},
+                    "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}}]}
 GENERATOR = {
     "type": "object", "additionalProperties": False, "required": ["kind"],
     "properties": {
         "kind": {"enum": ["uniform", "specials", "integer_extremes", "exhaustive_float16", "values",
-                          "sweep", "exhaustive_float32", "exhaustive_float16_pairs"]},
+                          "sweep", "exhaustive_float32", "exhaustive_float16_pairs", "indices"]},
         "low": NUMBER, "high": NUMBER, "count": {"type": "integer", "minimum": 1},
         # exhaustive_float32: bit patterns start, start + step, ... below stop (default all 2**32);
         # exhaustive_float16_pairs: the same over the pair index (A = p >> 16, B = p & 0xFFFF)
@@ -32,6 +35,8 @@ GENERATOR = {
         "values": {"type": "array", "items": NUMBER, "minItems": 1},
         "label": {"type": "string", "pattern": "^[A-Za-z0-9_.+=,\\-\\[\\]]+$"},
         "cross": {"type": "boolean"},  # several inputs: every combination of the generator's values
+        # indices: negative ones too (counting from the end), where the page allows them
+        "negative": {"type": "boolean"},
     },
 }
 # Several inputs: one generator per input, by the page's input names (A, B or ATensor, BTensor).

@@ -115,8 +115,9 @@ class OperatorDescription:
         given = inputs or [{"dtype": dtype, "shape": self.shape, "broadcast": []}] * (count - 1)
         if len(given) != count - 1:
             raise ValueError(f"{desc['struct']}: {count - 1} input tensors, {len(given)} described")
-        self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"]))
-                                  if i["broadcast"] else None) for i in given]
+        # Each input its own sizes (GATHER's indices); a broadcast one the case's, with zero strides
+        self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"])))
+                       if i["broadcast"] else TensorDesc(i["dtype"], i["shape"]) for i in given]
         self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]
         self.input = self.inputs[0]
         self.output = TensorDesc(self.output_dtype, self.shape if output_shape is None else output_shape,
@@ -201,7 +202,9 @@ class OperatorDescription:
         """Identical descriptions compile to the same operator (the cache key)."""
         values = tuple((name, repr(self._value(name, kind))) for name, kind in self.own_fields)
         strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs + [self.output])
-        return (self.operator_type, self.dtype, self.output_dtype, self.shape, self.output.shape, strides, values)
+        tensors = tuple((t.dtype, t.shape) for t in self.inputs)  # inputs of their own types and sizes
+        return (self.operator_type, self.dtype, self.output_dtype, self.shape, self.output.shape, strides, values,
+                tensors)
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""

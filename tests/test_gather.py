@@ -1,0 +1,197 @@
+"""GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1: inputs of their own shapes (a case file names
+each input's shape, ids name them all), index tensors of the type a case chooses with values drawn in
+range (negative ones where the pages allow), every route (the oracle, ONNX Runtime's CPU provider,
+dml-direct and dml-wine on the real DirectML.dll) judged exactly, and a gather's faults caught."""
+import numpy as np
+import pytest
+
+import oracle
+from conformance import backends, specs, statuses
+from conformance.backends.onnx_models import directml_outcome, onnx_operands
+from conformance.backends.base import OK, Outcome
+from conformance.caseset.caseload import CaseFileError, load_file, load_paths
+from conformance.caseset.selection import select
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
+
+OPERATORS = ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1")
+CASES = [c for c in load_paths([f"cases/{op.lower()}.yaml" for op in OPERATORS])]
+
+
+def run(name, chosen):
+    return runner.run(chosen, backends.create(name), "6_0", ResultsWriter(None)).records
+
+
+def evaluate(op, data, indices, index_type="uint32", **fields):
+    return oracle.evaluate(op, (np.array(data, dtype=np.float32), np.array(indices, dtype=index_type)),
+                           "float32", **fields).tolist()
+
+
+def test_the_oracles_are_the_pages_examples():
+    gather = dict(Axis=0, IndexDimensions=1)
+    assert evaluate("GATHER", [11, 12, 13, 14], [3, 1, 3, 0, 2], **gather) == [14, 12, 14, 11, 13]
+    assert evaluate("GATHER", [[1, 2], [3, 4], [5, 6]], [[0, 1, 1, 2]], **gather) == [[1, 2], [3, 4], [3, 4], [5, 6]]
+    assert evaluate("GATHER", [[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[0, 2]]], Axis=2,
+                    IndexDimensions=2) == [[[1, 3]], [[4, 6]], [[7, 9]]]
+    assert evaluate("GATHER", [[[1, 2], [3, 4], [5, 6]]], [[[0, 1], [1, 2]]], Axis=1,
+                    IndexDimensions=2) == [[[1, 2], [3, 4]], [[3, 4], [5, 6]]]
+    assert evaluate("GATHER", [11, 12, 13, 14], [-1, 1, -4, 0], "int32", **gather) == [14, 12, 11, 11]
+    assert evaluate("GATHER_ELEMENTS", [[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, 2, 0], [2, 0, 0]],
+                    Axis=0) == [[4, 8, 3], [7, 2, 3]]
+    nd = dict(InputDimensionCount=2, IndicesDimensionCount=2)
+    assert evaluate("GATHER_ND", [[0, 1], [2, 3]], [[1], [0]], **nd) == [[2, 3], [0, 1]]
+    assert evaluate("GATHER_ND", np.arange(8).reshape(1, 2, 2, 2), [[[[0, 1], [1, 0]]]], InputDimensionCount=3,
+                    IndicesDimensionCount=2) == [[[[2, 3], [4, 5]]]]
+    assert evaluate("GATHER_ND1", [[0, 1], [2, 3]], [[1], [0]], BatchDimensionCount=0, **nd) == [[2, 3], [0, 1]]
+    tuples = [[[[0, 0], [1, 1]], [[1, 1], [0, 0]], [[0, 1], [1, 0]]]]
+    assert evaluate("GATHER_ND1", np.arange(12).reshape(1, 3, 2, 2), tuples, InputDimensionCount=3,
+                    IndicesDimensionCount=3, BatchDimensionCount=1) == [[[[0, 3], [7, 4], [9, 10]]]]
+    sizes = specs.get("GATHER_ND").output_shapes([(3, 4, 5, 6, 7), (1, 1, 1, 2, 3)],
+                                                 dict(InputDimensionCount=5, IndicesDimensionCount=3))
+    assert sizes == ((1, 1, 2, 6, 7),)  # the page's sizes example
+
+
+def test_each_input_has_its_own_shape_named_in_the_id_and_selected_exactly():
+    case_id = ("GATHER/int8/rank4[Input=2x3x4x5,Indices=1x1x1x6]/Axis=2,IndexDimensions=1,IndicesType=int32/"
+               "Input=uniform[-100,200],Indices=indices")
+    chosen = select(CASES, case_id)
+    assert [c.id for c in chosen] == [case_id] and " " not in case_id
+    case = chosen[0]
+    assert case.input_shapes == ((2, 3, 4, 5), (1, 1, 1, 6)) and case.outputs == ((2, 3, 6, 5),)
+    data, indices = case.make_input()
+    assert data.shape == (2, 3, 4, 5) and data.dtype == np.int8
+    assert indices.shape == (1, 1, 1, 6) and indices.dtype == np.int32
+    assert 0 <= indices.min() and indices.max() < 4 and len(np.unique(indices)) > 1
+    record = case.describe()
+    assert record["input_shapes"] == [[2, 3, 4, 5], [1, 1, 1, 6]] and record["output_shapes"] == [[2, 3, 6, 5]]
+    # ONNX's Gather takes the indices in their last IndexDimensions dimensions, its output reshaped back
+    assert [v.shape for v in onnx_operands(case, (data, indices))] == [(2, 3, 4, 5), (6,)]
+    assert directml_outcome(case, Outcome(OK, output=np.zeros((2, 3, 6, 5)))).output.shape == (2, 3, 6, 5)
+
+
+def test_negative_indices_count_from_the_end_and_only_signed_types_take_them():
+    negative = [c for c in CASES if "indices[negative]" in c.id]
+    assert {c.op for c in negative} == set(OPERATORS)
+    for case in negative:
+        indices = case.make_input()[1]
+        assert indices.dtype.kind == "i" and indices.min() < 0, case.id
+        assert (indices >= -case.inputs[1].bounds).all() and (indices < case.inputs[1].bounds).all()
+    assert {c.params["IndicesType"] for c in CASES} == {"uint32", "int32", "uint64", "int64"}
+    levels = {(c.params["IndicesType"], c.required_level) for c in CASES if c.op == "GATHER" and c.rank == 4
+              and c.dtype == "float32"}
+    assert ("uint32", "1_0") in levels and ("int32", "3_0") in levels  # both sides of the index-type boundary
+
+
+def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
+    assert {c.op for c in CASES} == set(OPERATORS) and len(CASES) > 400
+    assert {r["status"] for r in run("python:oracle:evaluate", CASES)} == {statuses.PASS}
+    records = run("cpu", CASES)
+    passed = [r for r in records if r["status"] == statuses.PASS]
+    assert max(r["max_ulp"] for r in passed) == 0 and len(passed) > 350
+    for record in records:
+        if record["status"] != statuses.PASS:  # ONNX's index inputs are signed, GatherND's INT64 alone
+            assert record["status"] == statuses.NOT_REACHABLE, (record["id"], record["message"])
+            assert "indices, not" in record["message"]
+            chosen = record["params"]["IndicesType"]
+            assert chosen.startswith("u") or (record["op"].startswith("GATHER_ND") and chosen == "int32")
+
+
+def _refused(tmp_path, text, said):
+    path = tmp_path / "gather.yaml"
+    path.write_text(text)
+    with pytest.raises(CaseFileError) as error:
+        load_file(path)
+    assert str(error.value).count("\n") == 0, str(error.value)  # one line
+    assert str(path) in str(error.value) and said in str(error.value), str(error.value)
+    return str(error.value)
+
+
+GROUP = ("operator: {op}\ngroups:\n  - dtypes: [float32]\n    shapes: [{shapes}]\n"
+         "    params: {{{params}}}\n    inputs: [{{each: {{Input: {{kind: uniform}}, Indices: {indices}}}}}]\n")
+
+
+@pytest.mark.parametrize("op, shapes, params, indices, said", [
+    ("GATHER", "{Input: [3, 4], Index: [1, 2]}", "Axis: 0", "{kind: indices}", "has no input 'Index'"),
+    ("GATHER", "{Input: [3, 4]}", "Axis: 0", "{kind: indices}", "no shape for Indices"),
+    ("GATHER", "{Input: [3, 4], Indices: [1, 2, 3]}", "Axis: 0", "{kind: indices}",
+     "IndicesTensor has 3 dimensions, InputTensor 2"),
+    ("GATHER", "{Input: [3, 4], Indices: [1, 2]}", "Axis: 2", "{kind: indices}", "Axis 2 must be in [0,"),
+    ("GATHER_ELEMENTS", "{Input: [3, 4], Indices: [2, 5]}", "Axis: 0", "{kind: indices}",
+     "must match InputTensor.Sizes [3, 4] in every dimension but Axis 0"),
+    ("GATHER_ND", "{Input: [3, 4], Indices: [2, 3]}", "InputDimensionCount: 2, IndicesDimensionCount: 2",
+     "{kind: indices}", "an index tuple of 3 coordinates"),
+    ("GATHER", "{Input: [3, 4], Indices: [1, 2]}", "Axis: 1, IndicesType: int32", "{kind: values, values: [1, 4]}",
+     "Indices[0, 1] = 4 is out of range: the dimension it addresses has 4 elements"),
+    ("GATHER", "{Input: [3, 4], Indices: [1, 2]}", "Axis: 1", "{kind: indices, negative: true}",
+     "negative indices need a signed Indices type"),
+    ("GATHER", "{Input: [3, 4], Indices: [1, 2]}", "Axis: 1", "{kind: uniform}", "its generator is {kind: indices}"),
+])
+def test_a_bad_case_is_refused_at_load_in_one_line_naming_file_and_line(tmp_path, op, shapes, params, indices, said):
+    message = _refused(tmp_path, GROUP.format(op=op, shapes=shapes, params=params, indices=indices), said)
+    assert ":4:" in message or ":5:" in message or ":6:" in message, message
+
+
+def _failed(records) -> set:
+    return {r["id"] for r in records if r["status"] == statuses.FAIL}
+
+
+def test_a_gather_with_its_indices_transposed_is_caught_naming_output_and_source():
+    records = run("python:faults_gather:gather_with_indices_transposed", CASES)
+    failed = _failed(records)
+    assert {"GATHER_ELEMENTS/float32/rank2[Input=3x3,Indices=2x3]/Axis=0,IndicesType=int32/page-example",
+            "GATHER/float32/rank4[Input=1x3x4x5,Indices=1x1x2x3]/Axis=1,IndexDimensions=2,IndicesType=int32/"
+            "Input=uniform[-100,200],Indices=indices"} <= failed
+    assert {c.op for c in CASES if c.id in failed} == set(OPERATORS)
+    record = next(r for r in records if r["id"].startswith("GATHER_ELEMENTS/float32/rank2[Input=3x3") and
+                  r["id"].endswith("int32/page-example"))
+    worst = record["d3d"]["worst"][0]
+    assert worst["source_input"] == "Input" and worst["input"] == worst["expected"] != worst["actual"]
+    assert not [r["id"] for r in records if r["status"] == statuses.ERROR]
+
+
+def test_negative_indices_taken_as_positive_are_caught_and_only_where_there_are_some():
+    records = run("python:faults_gather:negative_indices_as_positive", CASES)
+    failed = _failed(records)
+    negative = {c.id for c in CASES if "indices[negative]" in c.id or "negative-example" in c.id}
+    assert negative and negative <= failed
+    assert failed <= negative  # a device right on non-negative indices is not flagged
+
+
+def test_a_gather_on_the_wrong_axis_is_caught():
+    records = run("python:faults_gather:gather_on_the_wrong_axis", CASES)
+    failed = _failed(records)
+    assert "GATHER/float32/rank2[Input=3x2,Indices=1x4]/Axis=0,IndexDimensions=1,IndicesType=int32/page-example-2" in failed
+    assert "GATHER_ELEMENTS/float32/rank2[Input=3x3,Indices=2x3]/Axis=0,IndicesType=int32/page-example" in failed
+    for op in ("GATHER", "GATHER_ELEMENTS"):
+        several = [c for c in CASES if c.op == op and c.rank > 1 and "uniform" in c.id]
+        assert sum(c.id in failed for c in several) > 0.8 * len(several), op
+    assert not {c.id for c in CASES if c.op.startswith("GATHER_ND")} & failed
+
+
+def test_every_case_passes_exactly_through_dml_direct():
+    """The real DirectML.dll (Wine lane on lavapipe here): InputTensor and IndicesTensor bound each
+    with its own sizes and type, the output with its own."""
+    from needs import missing
+    from conformance.backends import dml_direct
+    ready, why = dml_direct.available()
+    if not ready:
+        missing(f"the dml-direct lane is missing: {why}")
+    records = run("dml-direct", CASES)
+    bad = [(r["id"], r["status"], r["message"][:200]) for r in records if r["status"] != statuses.PASS]
+    assert not bad, bad[:3]
+    assert max(r["max_ulp"] for r in records) == 0
+
+
+def test_the_smoke_cases_pass_through_dml_wine():
+    """ONNX Runtime's DirectML provider under Wine: the reshaped indices and the output reshaped back."""
+    from needs import missing
+    from conformance.backends import dml_wine
+    lane, why = dml_wine.find_lane()
+    if lane is None:
+        missing(f"the dml-wine lane is not provisioned: {why}")
+    smoke = [c for c in CASES if c.smoke]
+    assert {c.op for c in smoke} == set(OPERATORS)
+    records = run("dml-wine", smoke)
+    assert {r["status"] for r in records} == {statuses.PASS}, [(r["id"], r["message"][:200]) for r in records
+                                                               if r["status"] != statuses.PASS]
+    assert all(set(r["placement"].values()) == {"DmlExecutionProvider"} for r in records)
