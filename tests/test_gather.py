@@ -195,3 +195,20 @@ def test_the_smoke_cases_pass_through_dml_wine():
     assert {r["status"] for r in records} == {statuses.PASS}, [(r["id"], r["message"][:200]) for r in records
                                                                if r["status"] != statuses.PASS]
     assert all(set(r["placement"].values()) == {"DmlExecutionProvider"} for r in records)
+
+
+def test_dml_direct_describes_each_input_with_its_own_sizes_and_type():
+    """No Wine needed: the description dml-direct's worker builds (DML_BUFFER_TENSOR_DESC per tensor)."""
+    from conformance.dmldirect import layout
+    from conformance.dmldirect.describe import OperatorDescription
+    keys = []
+    for chosen in ("GATHER/int8/rank4[Input=2x3x4x5,Indices=1x1x1x6]/Axis=2,IndexDimensions=1,IndicesType=int32/",
+                   "GATHER/int8/rank4[Input=1x3x4x5,Indices=1x1x2x3]/Axis=1,IndexDimensions=2,IndicesType=uint64/"):
+        case, = select(CASES, chosen)
+        request = layout.request(case.op, case.dtype, case.shape, case.params, False, case.inputs, (), case.outputs[0])
+        described = OperatorDescription.from_case(request)
+        assert [t.shape for t in described.inputs] == list(case.input_shapes)
+        assert [t.dtype for t in described.inputs] == [case.dtype, case.params["IndicesType"]]
+        assert described.output.shape == case.outputs[0]
+        keys.append(described.key)
+    assert keys[0] != keys[1]  # a compiled operator is not reused for indices of other sizes
