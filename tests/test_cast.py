@@ -3,6 +3,7 @@ Direct3D's conversion rules (conformance/specs/conversion.py): the oracle agains
 conversions, every case through the oracle, ONNX Runtime's CPU provider, dml-direct and dml-wine, the
 cases ONNX cannot express reported as not reachable, bad cases refused at load, and injected faults."""
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -16,6 +17,8 @@ from conformance.run.results import ResultsWriter
 from conformance.specs.conversion import accepted
 
 CAST = [c for c in load_paths() if c.op == "CAST"]
+# float32 bit patterns (streamed: not in the default run): every binade to FLOAT16, NaN payloads
+SWEEPS = load_paths([str(Path(__file__).parent.parent / "sweeps" / "float32_bit_patterns" / "cast.yaml")])
 SIXTY_FOUR = ("float64", "int64", "uint64")
 
 
@@ -85,8 +88,8 @@ def test_the_accepted_set_is_either_rounding_and_any_value_where_no_rule_says():
 
 
 def test_every_case_passes_through_the_oracle_and_the_cpu_provider_or_is_not_reachable():
-    assert 250 <= len(CAST) <= 280
-    records = run("python:oracle:evaluate", CAST)
+    assert 250 <= len(CAST) <= 280 and len(SWEEPS) == 8
+    records = run("python:oracle:evaluate", CAST + SWEEPS)
     assert {r["status"] for r in records} == {statuses.PASS}
     records = run("cpu", CAST)
     by_status = {s: [r for r in records if r["status"] == s] for s in {r["status"] for r in records}}
@@ -136,9 +139,9 @@ def test_a_float_rounded_to_nearest_instead_of_truncated_is_caught():
 
 
 def test_float32_to_float16_by_truncated_mantissa_is_caught_and_toward_zero_is_not():
-    failed = _failed(run("python:faults_cast:float16_by_truncated_mantissa", CAST))
+    failed = _failed(run("python:faults_cast:float16_by_truncated_mantissa", CAST + SWEEPS))
     assert failed == {"CAST/float32/rank1/OutputType=float16/specials",  # subnormal float16 results lost
-                      "CAST/float32/rank1/OutputType=float16/exhaustive_float32[0x00000000,0x100000000,step=65537]",
+                      "CAST/float32/rank1/OutputType=float16/sweep[-6.25e-05,6.25e-05,4097]",                      "CAST/float32/rank1/OutputType=float16/exhaustive_float32[0x00000000,0x100000000,step=65537]",
                       "CAST/float32/rank1/OutputType=float16/nan-payloads"}  # NaN turned infinity
     # Rounding toward zero is what Direct3D's rules say: the d3d judge accepts it, the ULP figure shows it
     records = run("python:faults_cast:float16_toward_zero", CAST)
@@ -163,7 +166,7 @@ def test_every_case_through_dml_direct_passes_but_directml_refuses_64_bit_casts_
     ready, why = dml_direct.available()
     if not ready:
         missing(f"the dml-direct lane is missing: {why}")
-    records = run("dml-direct", CAST)
+    records = run("dml-direct", CAST + SWEEPS)
     sixty_four = [r for r in records if r["dtype"] in SIXTY_FOUR or r["params"]["OutputType"] in SIXTY_FOUR]
     others = [r for r in records if r not in sixty_four]
     assert {r["status"] for r in others} == {statuses.PASS}, [r["message"] for r in others if r["status"] != "pass"][:3]
