@@ -49,6 +49,14 @@ def test_the_oracle_follows_the_pages_mappings():
         assert (oracle.evaluate("RESAMPLE1", x, "float32", Scales=[scale], InputPixelOffsets=[0.5],
                                 OutputPixelOffsets=[-0.5]).tolist()
                 == oracle.evaluate("RESAMPLE", x, "float32", Scales=[scale]).tolist())
+    # RESAMPLE2's remark (DECREASING, OutputPixelOffsets 0.5 lower) is not RESAMPLE1 where the scale is 3:
+    # floor((3 + 0.5 + 0.5) / 3 - 0.5) = 0 for output 3, whose nearest input is 1 (the findings page)
+    five = np.arange(5, dtype=np.float32)
+    remark = oracle.evaluate("RESAMPLE2", five, "float32", RoundingDirection=DECREASING, Scales=[3.0],
+                             InputPixelOffsets=[0.5], OutputPixelOffsets=[-1.0])
+    nearest = oracle.evaluate("RESAMPLE1", five, "float32", Scales=[3.0], InputPixelOffsets=[0.5],
+                              OutputPixelOffsets=[-0.5])
+    assert remark[3] == 0 and nearest[3] == 1
     # RESAMPLE2 from the corners (offsets 0): o / 2, ceil toward increasing values, floor toward decreasing
     corners = {"Scales": [2.0], "InputPixelOffsets": [0.0], "OutputPixelOffsets": [0.0]}
     assert oracle.evaluate("RESAMPLE2", x, "float32", RoundingDirection=INCREASING,
