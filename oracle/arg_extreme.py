@@ -14,6 +14,10 @@ INCREASING, DECREASING = "DML_AXIS_DIRECTION_INCREASING", "DML_AXIS_DIRECTION_DE
 UNSET_OUTPUT_TYPE = "int64"
 
 
+def output_dtype(dtype: str, OutputType=None) -> str:
+    return OutputType or UNSET_OUTPUT_TYPE
+
+
 def arg_extreme(x: np.ndarray, axes, direction: str, nan_rule: str, minimum: bool) -> np.ndarray:
     axes = sorted(int(a) for a in axes)
     kept = [a for a in range(x.ndim) if a not in axes]

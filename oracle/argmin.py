@@ -3,16 +3,12 @@ InputTensor along Axes (oracle/arg_extreme.py: ties by AxisDirection, NaN by nan
 written in OutputTensor's type, OutputType (INT64 unless the case chooses INT32, UINT64 or UINT32)."""
 import numpy as np
 
-from oracle.arg_extreme import INCREASING, UNSET_OUTPUT_TYPE, arg_extreme
+from oracle.arg_extreme import INCREASING, arg_extreme, output_dtype  # noqa: F401 (the module's output_dtype)
 
 OPERATOR = "ARGMIN"
 DEFAULTS = {"Axes": None, "AxisDirection": INCREASING, "OutputType": None}
 TYPE_FIELDS = ("OutputType",)
 READS_BITS = True  # compared, not computed: float16 and float32 keep their own values
-
-
-def output_dtype(dtype: str, OutputType=None) -> str:
-    return OutputType or UNSET_OUTPUT_TYPE
 
 
 def reference(x: np.ndarray, dtype: str, nan_rule="d3d", Axes=None, AxisDirection=INCREASING,

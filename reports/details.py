@@ -12,7 +12,7 @@ import numpy as np
 from conformance import featurelevels, statuses
 from conformance.caseset.caseload import checkout_path, source_file
 from conformance.caseset.selection import compile_expression
-from conformance.judge.compare import bin_index, bin_range, histogram_bins
+from conformance.judge.compare import bin_index, bin_range, histogram_bins, index_input_text
 from conformance.judge.verdicts import deciding_model
 from reports.matrix import dtype_key
 
@@ -323,7 +323,6 @@ def element_values(item: dict) -> list:
         if isinstance(pattern, list):
             pattern = ", ".join(pattern)
         if name == "input" and "allowed" in item:  # an index output: its slice and the indices allowed
-            from conformance.judge.indices import index_input_text
             value = index_input_text(item)
         elif name == "input" and "source" in item:  # a copied element (data movement): where it comes from
             value = (f"{item.get('source_input', 'Input')}{item['source']} = {value}" if item["source"] is not None

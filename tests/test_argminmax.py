@@ -129,7 +129,10 @@ def test_the_last_of_equal_maxima_is_caught_naming_slice_indices_and_values():
     assert worst["actual"] > worst["expected"] and x[row, worst["actual"], column] == x[row, worst["expected"], column]
     assert worst["input"] == {"expected": float(x[row, worst["expected"], column]),
                               "actual": float(x[row, worst["actual"], column])}
-    assert f"Input[{row}, 0:4, {column}], allowed {worst['expected']}: at {worst['expected']} = " in record["message"]
+    line = record["message"].splitlines()[1]
+    assert line.startswith(f"  at ({row}, 0, {column}): Input[{row}, 0:4, {column}], allowed {worst['expected']}: at "
+                           f"{worst['expected']} = ") and line.endswith(f"; expected {worst['expected']}, actual "
+                                                                        f"{worst['actual']}"), line
     # a slice without equal values has one answer either way: not flagged
     distinct = [c for c in CASES if c.op == "ARGMAX" and c.id.endswith("/page-example")]
     assert {r["status"] for r in run("python:faults_argminmax:last_of_equal_extremes", distinct)} == {statuses.PASS}
@@ -202,3 +205,24 @@ def test_the_selection_passes_through_dml_wine():
     assert len(reached) >= 20 and {r["status"] for r in reached} == {statuses.PASS}, \
         [r["message"] for r in reached if r["status"] != "pass"][:3]
     assert any("specials" in r["id"] for r in reached) and any("DECREASING" in r["id"] for r in reached)
+
+
+def test_the_reports_name_a_wrong_index_by_its_slice_and_values(tmp_path):
+    import os
+    import subprocess
+    import sys
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
+    conformance = [sys.executable, "-m", "conformance"]
+    results = tmp_path / "faulty.jsonl"
+    done = subprocess.run(conformance + ["run", str(CASE_FILES / "argmax.yaml"), "-k", "float32 and ties", "--backend",
+                                         "python:faults_argminmax:last_of_equal_extremes", "--results", str(results)],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 1, done.stderr
+    done = subprocess.run(conformance + ["report", str(results), "--html", str(tmp_path / "r.html"), "--markdown",
+                                         str(tmp_path / "r.md")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # the page's tie example: 3 at index 0 and at index 4, INCREASING allows 0 alone
+    row = "Input[0:5], allowed 0: at 0 = 3.0, at 4 = 3.0"
+    assert f"| [0]     | {row} |        0 |      4 |" in (tmp_path / "r.md").read_text()
+    assert row in (tmp_path / "r.html").read_text()

@@ -330,6 +330,10 @@ def describe_intervals(comparison: Comparison) -> str:
              f" ({figures['outside']} outside their interval, {figures['semantic']} breaking a rule; "
              f"{figures['lowering_defined']} lowering-defined; max {comparison.max_ulp} ULP)"]
     for item in figures["worst"]:
+        if "allowed" in item:  # an index: in the set the page allows or not, no interval
+            lines.append(f"  at {_where(item)}: {_input(item)}; expected {item['expected']!r}, "
+                         f"actual {item['actual']!r}")
+            continue
         lines.append(f"  at {_where(item)}: {_input(item)}, expected {item['expected']!r}, "
                      f"actual {item['actual']!r}, interval [{item['lo']!r}, {item['hi']!r}] "
                      f"({item['rule']}, {item['ulp']} ULP)")
@@ -345,10 +349,21 @@ def _input(item) -> str:
     """The input an element is judged by: its value, and for a copied element (data movement) the
     input and index it comes from; for an index output (judge/indices.py) the indices allowed."""
     if "allowed" in item:
-        from conformance.judge.indices import index_input_text
         return index_input_text(item)
     if "source" in item:
         if item["source"] is None:
             return f"the page's constant {item['input']!r}"
         return f"copied from {item['source_input']}{tuple(item['source'])} = {item['input']!r}"
     return f"input {item['input']!r}"
+
+
+def index_input_text(item: dict) -> str:
+    """An index output's worst element (judge/indices.py), its input side in one line: its slice, the
+    indices allowed, the values at the index expected and at the one that came."""
+    allowed = f"allowed {', '.join(map(str, item['allowed']))}"
+    if "slice" not in item:
+        return allowed
+    values = item["input"]
+    there = " (outside the slice)" if values["actual"] is None else f" = {values['actual']!r}"
+    return (f"{item['slice']}, {allowed}: at {item['expected']} = {values['expected']!r}, "
+            f"at {item['actual']}{there}")

@@ -103,13 +103,3 @@ def _named(index, e, a, distance, choices, data, output_shape, input_name) -> di
                          "actual": jsonable(data[position(index, a, data.shape, axes)]) if 0 <= a < n else None}
     return item
 
-
-def index_input_text(item: dict) -> str:
-    """A worst element's input side, one line: its slice, the indices allowed, the values at both indices."""
-    allowed = f"allowed {', '.join(map(str, item['allowed']))}"
-    if "slice" not in item:
-        return allowed
-    values = item["input"]
-    there = " (outside the slice)" if values["actual"] is None else f" = {values['actual']!r}"
-    return (f"{item['slice']}, {allowed}: at {item['expected']} = {values['expected']!r}, "
-            f"at {item['actual']}{there}")

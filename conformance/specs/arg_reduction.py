@@ -4,7 +4,7 @@ from conformance.specs import indices
 from conformance.specs.base import (FLOATS, INTEGERS_32, INTEGERS_64, ONE_TO_EIGHT, NotReachable, OnnxNode,
                                     OperatorSpec, Output, Parameter, SupportTable, page)
 from conformance.specs.families import REDUCTION
-from oracle.arg_extreme import DECREASING, INCREASING, UNSET_OUTPUT_TYPE as UNSET
+from oracle.arg_extreme import DECREASING, INCREASING, output_dtype
 
 INDEX_TYPES = ("int64", "int32", "uint64", "uint32")  # OutputTensor's, at every level
 # Both pages' tables: InputTensor's types (OutputTensor: INDEX_TYPES in both), 1 to 8 dimensions
@@ -25,7 +25,7 @@ def parameters(word: str) -> tuple:
             Parameter("OutputType", "tensor_type", None,
                       "Not a field: OutputTensor's data type, INT64, INT32, UINT64 or UINT32 (INT64 where a case "
                       "leaves it unset; the pages give no default).",
-                      choices=INDEX_TYPES, unset=lambda dtype: UNSET, tensors=("OutputTensor",)))
+                      choices=INDEX_TYPES, unset=output_dtype, tensors=("OutputTensor",)))
 
 
 def onnx_route(op_type: str):
@@ -35,7 +35,7 @@ def onnx_route(op_type: str):
             raise NotReachable(f"{op_type} reduces one axis; Axes {list(axes)} reduces {len(axes)} together")
         if dtype not in ONNX_CPU_TYPES:
             raise NotReachable(f"ONNX Runtime's CPU {op_type} has no tensor({dtype}) input")
-        if (params.get("OutputType") or UNSET) != "int64":
+        if output_dtype(dtype, params.get("OutputType")) != "int64":
             raise NotReachable(f"{op_type} writes tensor(int64) alone (OutputType {params['OutputType']} would need a "
                                "Cast, another operator, which ONNX Runtime's DirectML provider refuses after it)")
         return OnnxNode(op_type, 13, attributes={"axis": int(axes[0]), "keepdims": 1,
@@ -66,6 +66,7 @@ def arg_spec(name: str, word: str, extreme, op_type: str, summary: str) -> Opera
         to_onnx=onnx_route(op_type),
         source=page(struct),
         family=REDUCTION,
+        output_dtype=output_dtype,
         outputs=(Output("OutputTensor", allowed=lambda inputs, params: indices.reduction_allowed(inputs, params,
                                                                                                 extreme)),),
         integers=lambda params, dtype: None,  # an index, not integer arithmetic on the input
