@@ -424,7 +424,8 @@ class DmlDirectBackend(Backend):
                 request = layout.request(case.op, case.dtype, shape, case.params,
                                          case.in_place and (case.in_place_input or True), given,
                                          case.output_strides,
-                                         None if case.outputs[0] == tuple(case.shape) else case.outputs[0])
+                                         None if case.outputs[0] == tuple(case.shape) else case.outputs[0],
+                                         case.outputs)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue
@@ -463,7 +464,7 @@ class DmlDirectBackend(Backend):
             arrays = x if isinstance(x, tuple) else (x,)
             count = int(np.prod(request["output_shape"] or request["shape"], dtype=np.int64))
             output_bytes = count * np.dtype(request["output_dtype"]).itemsize
-            where = self.slots.place(output_bytes) if self.slots is not None and max(
+            where = self.slots.place(output_bytes) if self.slots is not None and not request["outputs"] and max(
                 output_bytes, *(v.nbytes for v in arrays)) >= SHARED_MIN else None
             if where is not None:
                 wire["output_to"] = where
@@ -523,7 +524,8 @@ class DmlDirectBackend(Backend):
             message = result.get("message", "")
             if status == "ok":
                 try:
-                    y = self._take(result["output"], out)
+                    y = tuple(self._take(r, out) for r in result["outputs"]) if "outputs" in result \
+                        else self._take(result["output"], out)
                 except (self.protocol.ProtocolError, ValueError) as error:
                     outcomes.append(Outcome(ERROR, message=f"the worker's output: {error}"))
                     continue

@@ -90,16 +90,20 @@ class OperatorDescription:
     every field that is no tensor as the harness sends it (conformance/dmldirect/layout.py): "float" a
     number, "scale_bias" None or {"Scale", "Bias"}, "uint"/"int"/"enum"/"count" an integer, "data_type"
     a data type name, "scalar" {"type", "value"}, an array kind a list (a pointer to its elements;
-    NULL where it is empty). output_shape: the output's sizes where they are not shape's.
+    NULL where it is empty). output_shape: the output's sizes where they are not shape's. outputs: an
+    operator of several outputs (TOP_K: OutputValueTensor, OutputIndexTensor), each {"name", "dtype",
+    "shape"} in the page's order; None: one, OutputTensor.
     """
 
     def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
-                 output_strides=None, output_shape=None):
+                 output_strides=None, output_shape=None, outputs=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
         tensors = [name for name, kind in fields if kind == "tensor"]
-        if "OutputTensor" not in tensors or len(tensors) < 2:
-            raise ValueError(f"{desc['struct']}: the fields must name the input tensors and OutputTensor: {fields}")
-        count = len(tensors)
+        output_names = [o["name"] for o in outputs] if outputs else ["OutputTensor"]
+        if not set(output_names) <= set(tensors) or len(tensors) <= len(output_names):
+            raise ValueError(f"{desc['struct']}: the fields must name the input tensors and "
+                             f"{', '.join(output_names)}: {fields}")
+        count = len(tensors) - len(output_names) + 1
         self.operator_type = abi.ENUMS[desc["type"]]
         self.dtype, self.output_dtype = dtype, output_dtype or dtype
         self.shape, self.params = tuple(int(s) for s in shape), dict(params)
@@ -122,8 +126,10 @@ class OperatorDescription:
         self.input = self.inputs[0]
         self.output = TensorDesc(self.output_dtype, self.shape if output_shape is None else output_shape,
                                  output_strides or None)
-        inputs_named = [name for name in tensors if name != "OutputTensor"]
-        values = {name: tensor.address for name, tensor in zip(inputs_named + ["OutputTensor"], self.inputs + [self.output])}
+        # Each output its own type and sizes (the first as output_dtype and output_shape say)
+        self.outputs = [self.output] + [TensorDesc(o["dtype"], o["shape"]) for o in (outputs or [])[1:]]
+        inputs_named = [name for name in tensors if name not in output_names]
+        values = {name: tensor.address for name, tensor in zip(inputs_named + output_names, self.inputs + self.outputs)}
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
         self.arrays = {}  # array fields: name -> the ctypes array its pointer points at
@@ -202,7 +208,7 @@ class OperatorDescription:
         """Identical descriptions compile to the same operator (the cache key)."""
         values = tuple((name, repr(self._value(name, kind))) for name, kind in self.own_fields)
         strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs + [self.output])
-        tensors = tuple((t.dtype, t.shape) for t in self.inputs)  # inputs of their own types and sizes
+        tensors = tuple((t.dtype, t.shape) for t in self.inputs + self.outputs)  # each of its own type and sizes
         return (self.operator_type, self.dtype, self.output_dtype, self.shape, self.output.shape, strides, values,
                 tensors)
 
@@ -215,6 +221,9 @@ class OperatorDescription:
         if self.output.strides is not None:
             out["OutputStrides"] = list(self.output.strides)
             out["OutputTotalTensorSizeInBytes"] = self.output.total_bytes
+        if len(self.outputs) > 1:
+            out["Outputs"] = [{"DataType": t.buffer.DataType, "Sizes": list(t.shape),
+                               "TotalTensorSizeInBytes": t.total_bytes} for t in self.outputs]
         if len(self.inputs) > 1:
             out["Inputs"] = [{"DataType": t.buffer.DataType, "Strides": None if t.strides is None else list(t.strides),
                               "TotalTensorSizeInBytes": t.total_bytes} for t in self.inputs]
@@ -226,7 +235,8 @@ class OperatorDescription:
     def from_case(cls, case: dict) -> "OperatorDescription":
         """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
         return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"),
-                   case.get("inputs") or None, case.get("output_strides"), case.get("output_shape"))
+                   case.get("inputs") or None, case.get("output_strides"), case.get("output_shape"),
+                   case.get("outputs"))
 
 
 def read_output(raw: bytes, dtype: str, shape, strides=None) -> tuple:

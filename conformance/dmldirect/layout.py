@@ -25,7 +25,7 @@ def layout(spec) -> dict:
     type_name = f"DML_OPERATOR_{spec.name}"
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
-    kinds = {i.name: "tensor" for i in spec.inputs} | {"OutputTensor": "tensor"}
+    kinds = {i.name: "tensor" for i in spec.inputs} | {o.name: "tensor" for o in spec.outputs}
     order = list(kinds)
     for p in spec.fields:
         if p.array and p.count and p.count not in kinds:
@@ -40,7 +40,7 @@ def layout(spec) -> dict:
         order = list(spec.struct_order)
     fields = [[name, kinds[name]] for name in order]
     unknown = [f"{name} ({kind})" for name, kind in fields if kind not in abi.DESC_FIELD_KINDS
-               or kind == "tensor" and name not in ("OutputTensor", *(i.name for i in spec.inputs))]
+               or kind == "tensor" and name not in (*(o.name for o in spec.outputs), *(i.name for i in spec.inputs))]
     if unknown:
         raise ValueError(f"{spec.name}: no description field kind for {', '.join(unknown)}; "
                          f"known: {', '.join(k for k in abi.DESC_FIELD_KINDS if k != 'tensor')}")
@@ -48,12 +48,13 @@ def layout(spec) -> dict:
 
 
 def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=(),
-            output_shape=None) -> dict:
+            output_shape=None, output_shapes=None) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
     spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
     broadcast dimensions, which become zero strides), in_place: True, or the input the output
-    aliases. output_strides: the output's strides in elements (empty: packed). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
+    aliases. output_strides: the output's strides in elements (empty: packed). output_shapes: each
+    output's sizes, for an operator of several outputs (each output's type from the spec). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
     field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
     unknown = set(params) - set(spec.defaults())
@@ -63,14 +64,17 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
     dtype = str(np.dtype(dtype))
     names = [i.name for i in inputs]
     aliased = (names.index(in_place) if isinstance(in_place, str) else 0) if in_place else None
-    output_dtype = str(np.dtype(spec.tensor_type("OutputTensor", dtype, values)))
+    output_dtype = str(np.dtype(spec.tensor_type(spec.outputs[0].name, dtype, values)))
+    outputs = [{"name": o.name, "dtype": str(np.dtype(spec.tensor_type(o.name, dtype, values))),
+                "shape": [int(n) for n in shape]} for o, shape in zip(spec.outputs, output_shapes or ())]
     return {"op": spec.name, "dtype": dtype, "output_dtype": output_dtype,
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
             "desc": layout(spec), "params": _wired(spec, values, dtype),
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
                         "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
             "output_strides": [int(s) for s in output_strides] or None,
-            "output_shape": None if output_shape is None else [int(n) for n in output_shape]}
+            "output_shape": None if output_shape is None else [int(n) for n in output_shape],
+            "outputs": outputs if spec.several_outputs else None}
 
 
 def _wired(spec, values, dtype) -> dict:

@@ -118,6 +118,9 @@ class Compiled:
         self.initialised = False
         self.input_bytes = [tensor.total_bytes for tensor in description.inputs]
         self.output_bytes = description.output.total_bytes
+        # Each output's bytes (several outputs: TOP_K's values and indices, bound in the page's order)
+        self.outputs_bytes = [tensor.total_bytes for tensor in description.outputs]
+        self.outputs_dtypes = [tensor.dtype for tensor in description.outputs]
         self.output_dtype = description.output_dtype
         self.output_strides = None if description.output.strides is None else list(description.output.strides)
         self.fields = description.fields()
@@ -384,7 +387,7 @@ class Device:
 
     # -- execution --------------------------------------------------------------------------------
     def execute(self, items):
-        """items: [(Compiled, [bytes per input], the input the output aliases or None)] -> [output bytes],
+        """items: [(Compiled, [bytes per input], the input the output aliases or None)] -> [[bytes per output]],
         as few submissions as the
         descriptor heap allows: one upload copy, an initializer for the operators new to it, one
         dispatch per item, one readback copy."""
@@ -452,8 +455,8 @@ class Device:
             compiled.initialised = True
         address = self._map(readback, total)
         try:
-            return [C.string_at(address + out_offset, compiled.output_bytes)
-                    for (compiled, _, _), (_, out_offset) in zip(items, layout)]
+            return [[C.string_at(address + offset, size) for offset, size in zip(out_offsets, compiled.outputs_bytes)]
+                    for (compiled, _, _), (_, out_offsets) in zip(items, layout)]
         finally:
             self._unmap(readback, 0)
 
@@ -479,7 +482,7 @@ class Device:
 
     def _record_dispatches(self, items, layout, io, temporary, cursor, keep):
         """One dispatch per item, its descriptors from cursor on, its input and output in io."""
-        for (compiled, _, _), (in_offsets, out_offset) in zip(items, layout):
+        for (compiled, _, _), (in_offsets, out_offsets) in zip(items, layout):
             table = self._bind(compiled.compiled, cursor, compiled.descriptors)
             cursor += compiled.descriptors
             if compiled.temporary:
@@ -491,8 +494,9 @@ class Device:
             inputs = (abi.DML_BINDING_DESC * len(in_offsets))(*[
                 self._binding(io, in_offset, _align4(size), keep) for in_offset, size in zip(in_offsets, compiled.input_bytes)])
             table.call("BindInputs", None, [C.c_uint, PV], len(in_offsets), inputs)
-            table.call("BindOutputs", None, [C.c_uint, PV], 1,
-                       C.byref(self._binding(io, out_offset, _align4(compiled.output_bytes), keep)))
+            outputs = (abi.DML_BINDING_DESC * len(out_offsets))(*[
+                self._binding(io, offset, _align4(size), keep) for offset, size in zip(out_offsets, compiled.outputs_bytes)])
+            table.call("BindOutputs", None, [C.c_uint, PV], len(out_offsets), outputs)
             self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, compiled.compiled.p, table.p)
             if compiled.temporary:
                 self._uav_barrier()  # the next dispatch reuses the temporary buffer
@@ -516,7 +520,7 @@ class Device:
 
 
 def _layout(items) -> tuple:
-    """([([input offsets], output offset)] per item in one buffer, its total size); an in-place
+    """([([input offsets], [output offsets])] per item in one buffer, its total size); an in-place
     item's output is the input it aliases."""
     layout, offset = [], 0
     for compiled, _, aliased in items:
@@ -525,11 +529,13 @@ def _layout(items) -> tuple:
             in_offsets.append(offset)
             offset += _align(max(size, 4))
         if aliased is not None and aliased is not False:
-            out_offset = in_offsets[int(aliased)]
+            out_offsets = [in_offsets[int(aliased)]]
         else:
-            out_offset = offset
-            offset += _align(max(compiled.output_bytes, 4))
-        layout.append((in_offsets, out_offset))
+            out_offsets = []
+            for size in compiled.outputs_bytes:
+                out_offsets.append(offset)
+                offset += _align(max(size, 4))
+        layout.append((in_offsets, out_offsets))
     return layout, max(offset, 256)
 
 

@@ -10,7 +10,7 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
                             "output_to": offset (optional)}]}
                     (desc, params, inputs: conformance/dmldirect/layout.py; one array per input tensor,
                     each of its own shape: a broadcast input is read with zero strides)
-                    -> {"results": [{"id", "status", "message", "output": ref, "hresult",
+                    -> {"results": [{"id", "status", "message", "output": ref (several: "outputs": [ref]), "hresult",
                                      "padding_written" (strided output: bytes outside its elements
                                      DirectML changed), ...}],
                         "timings": {"execute", "inputs", "outputs"} (seconds)}
@@ -280,8 +280,13 @@ class Engine:
                 results[index] = {"status": ERROR, "message": f"execution failed: {text}"}
             return
         began = time.perf_counter()
-        for (index, compiled, _, _), raw in zip(pending, outputs):
+        for (index, compiled, _, _), raws in zip(pending, outputs):
             case = cases[index]
+            if case.get("outputs"):  # several outputs (TOP_K's values and indices), each packed, in the frame
+                ys = [read_output(raw, o["dtype"], o["shape"])[0] for raw, o in zip(raws, case["outputs"])]
+                results[index] = {"status": OK, "outputs": [out.put(y) for y in ys], "fields": compiled.fields}
+                continue
+            raw = raws[0]
             y, stray = read_output(raw, compiled.output_dtype, case.get("output_shape") or case["shape"],
                                    compiled.output_strides)
             where = case.get("output_to")
