@@ -1,5 +1,6 @@
-"""Faults of a device's gathers (backend python:faults_gather:<fault>): each computes a gather as a
-broken kernel would, for GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1 cases."""
+"""Faults of a device's gathers and scatters (backend python:faults_gather:<fault>): each computes
+GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 or SCATTER_ND as a broken (or, where the page leaves
+the choice open, a differently choosing) kernel would."""
 import numpy as np
 
 import oracle
@@ -13,30 +14,30 @@ def _bounds(op, x, params):
 def gather_with_indices_transposed(op, x, dtype, **params):
     """The indices read in transposed order: the last two dimensions of GATHER's and GATHER_ELEMENTS'
     indices, of the ND gathers' index tuples (their positions, each tuple kept whole)."""
-    data, indices = x
-    tuples = op.startswith("GATHER_ND")
+    data, indices, *updates = x
+    tuples = op.endswith(("_ND", "_ND1"))
     positions = indices.shape[:-1] if tuples else indices.shape
     if len(positions) >= 2:
         moved = np.swapaxes(indices, len(positions) - 2, len(positions) - 1)
         indices = np.ascontiguousarray(moved).reshape(indices.shape)
     if op == "GATHER_ELEMENTS":  # each index addresses the Axis dimension at its own place: keep it in range
         indices = np.minimum(indices, _bounds(op, x, params) - 1).astype(indices.dtype)
-    return oracle.evaluate(op, (data, indices), dtype, **params)
+    return oracle.evaluate(op, (data, indices, *updates), dtype, **params)
 
 
 def negative_indices_as_positive(op, x, dtype, **params):
     """A negative index taken as its magnitude (-1 as 1), clamped within its dimension as the page's
     reads are."""
-    data, indices = x
+    data, indices, *updates = x
     if indices.dtype.kind == "i":
         indices = np.minimum(np.abs(indices), _bounds(op, x, params) - 1).astype(indices.dtype)
-    return oracle.evaluate(op, (data, indices), dtype, **params)
+    return oracle.evaluate(op, (data, indices, *updates), dtype, **params)
 
 
 def gather_on_the_wrong_axis(op, x, dtype, **params):
     """GATHER and GATHER_ELEMENTS along the next axis (Axis + 1, wrapping), indices clamped within it;
     the ND gathers, which have no Axis, as they should be."""
-    data, indices = x
+    data, indices = x[:2]
     if op not in ("GATHER", "GATHER_ELEMENTS") or data.ndim == 1:
         return oracle.evaluate(op, x, dtype, **params)
     axis = (params["Axis"] + 1) % data.ndim
@@ -51,3 +52,26 @@ def gather_on_the_wrong_axis(op, x, dtype, **params):
     place = [np.minimum(p, n - 1) for p, n in zip(place, data.shape)]
     place[axis] = wrapped
     return data[tuple(place)]
+
+
+def colliding_writes_first_wins(op, x, dtype, **params):
+    """SCATTER_ND writing its index tuples in reverse order, so that of colliding tuples the first
+    wins, not the last as the oracle's: the page guarantees neither, so this is no fault."""
+    data, indices, updates = x
+    count = params["IndicesDimensionCount"]
+    tuples = indices.reshape(indices.shape[indices.ndim - count:])
+    blocks = updates.reshape(tuples.shape[:-1] + (-1,))
+    flat_tuples, flat_blocks = tuples.reshape(-1, tuples.shape[-1]), blocks.reshape(len(tuples.reshape(-1, tuples.shape[-1])), -1)
+    reversed_x = (data, flat_tuples[::-1].reshape(indices.shape), flat_blocks[::-1].reshape(updates.shape))
+    return oracle.evaluate(op, reversed_x, dtype, **params)
+
+
+def scatter_dropping_the_last_update(op, x, dtype, **params):
+    """SCATTER_ND whose last index tuple's block is never written: that place keeps the input's values."""
+    data, indices, _ = x
+    output = oracle.evaluate(op, x, dtype, **params)
+    meaningful = output.reshape(data.shape[data.ndim - params["InputDimensionCount"]:])
+    last = indices.reshape(-1, indices.shape[-1])[-1].astype(np.int64)
+    place = tuple(int(c) + (meaningful.shape[j] if c < 0 else 0) for j, c in enumerate(last))
+    meaningful[place] = data.reshape(meaningful.shape)[place]
+    return output

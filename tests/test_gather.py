@@ -1,7 +1,8 @@
-"""GATHER, GATHER_ELEMENTS, GATHER_ND and GATHER_ND1: inputs of their own shapes (a case file names
+"""GATHER, GATHER_ELEMENTS, GATHER_ND, GATHER_ND1 and SCATTER_ND: inputs of their own shapes (a case file names
 each input's shape, ids name them all), index tensors of the type a case chooses with values drawn in
 range (negative ones where the pages allow), every route (the oracle, ONNX Runtime's CPU provider,
-dml-direct and dml-wine on the real DirectML.dll) judged exactly, and a gather's faults caught."""
+dml-direct and dml-wine on the real DirectML.dll) judged exactly (SCATTER_ND's colliding writes: any of
+them, as its page says), and a gather's faults caught."""
 import numpy as np
 import pytest
 
@@ -14,7 +15,8 @@ from conformance.caseset.selection import select
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
 
-OPERATORS = ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1")
+OPERATORS = ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1", "SCATTER_ND")
+TUPLES = ("GATHER_ND", "GATHER_ND1", "SCATTER_ND")  # index tuples: no Axis
 CASES = [c for c in load_paths([f"cases/{op.lower()}.yaml" for op in OPERATORS])]
 
 
@@ -70,7 +72,7 @@ def test_each_input_has_its_own_shape_named_in_the_id_and_selected_exactly():
 
 
 def test_negative_indices_count_from_the_end_and_only_signed_types_take_them():
-    negative = [c for c in CASES if "indices[negative]" in c.id]
+    negative = [c for c in CASES if "negative]" in c.id]
     assert {c.op for c in negative} == set(OPERATORS)
     for case in negative:
         indices = case.make_input()[1]
@@ -83,17 +85,17 @@ def test_negative_indices_count_from_the_end_and_only_signed_types_take_them():
 
 
 def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
-    assert {c.op for c in CASES} == set(OPERATORS) and len(CASES) > 400
+    assert {c.op for c in CASES} == set(OPERATORS) and len(CASES) > 500
     assert {r["status"] for r in run("python:oracle:evaluate", CASES)} == {statuses.PASS}
     records = run("cpu", CASES)
     passed = [r for r in records if r["status"] == statuses.PASS]
-    assert max(r["max_ulp"] for r in passed) == 0 and len(passed) > 350
+    assert max(r["max_ulp"] for r in passed) == 0 and len(passed) > 450
     for record in records:
         if record["status"] != statuses.PASS:  # ONNX's index inputs are signed, GatherND's INT64 alone
             assert record["status"] == statuses.NOT_REACHABLE, (record["id"], record["message"])
             assert "indices, not" in record["message"]
             chosen = record["params"]["IndicesType"]
-            assert chosen.startswith("u") or (record["op"].startswith("GATHER_ND") and chosen == "int32")
+            assert chosen.startswith("u") or (record["op"] in TUPLES and chosen == "int32")
 
 
 def _refused(tmp_path, text, said):
@@ -152,7 +154,7 @@ def test_a_gather_with_its_indices_transposed_is_caught_naming_output_and_source
 def test_negative_indices_taken_as_positive_are_caught_and_only_where_there_are_some():
     records = run("python:faults_gather:negative_indices_as_positive", CASES)
     failed = _failed(records)
-    negative = {c.id for c in CASES if "indices[negative]" in c.id or "negative-example" in c.id}
+    negative = {c.id for c in CASES if "negative]" in c.id or "negative-example" in c.id}
     assert negative and negative <= failed
     assert failed <= negative  # a device right on non-negative indices is not flagged
 
@@ -165,7 +167,7 @@ def test_a_gather_on_the_wrong_axis_is_caught():
     for op in ("GATHER", "GATHER_ELEMENTS"):
         several = [c for c in CASES if c.op == op and c.rank > 1 and "uniform" in c.id]
         assert sum(c.id in failed for c in several) > 0.8 * len(several), op
-    assert not {c.id for c in CASES if c.op.startswith("GATHER_ND")} & failed
+    assert not {c.id for c in CASES if c.op in TUPLES} & failed
 
 
 def test_every_case_passes_exactly_through_dml_direct():
@@ -221,6 +223,42 @@ def test_source_index_names_the_input_element_each_output_element_is_in_every_ca
         spec, x = specs.get(case.op), case.make_input()
         expected = oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())
         which, source = spec.source_index(np.indices(expected.shape, sparse=False), x, case.params)
-        assert (np.asarray(which) == 0).all(), case.id
-        copied = x[0][tuple(np.broadcast_to(s, expected.shape) for s in source)]
+        which = np.broadcast_to(which, expected.shape)
+        copied = np.empty_like(expected)
+        for k in np.unique(which):  # the input, or (SCATTER_ND) the updates
+            copied[which == k] = x[k][tuple(np.broadcast_to(s, expected.shape)[which == k] for s in source)]
         assert copied.tobytes() == expected.tobytes(), case.id
+        assert set(np.unique(which)) <= ({0} if case.op.startswith("GATHER") else {0, 2}), case.id
+
+
+def test_scatter_nd_is_its_pages_example_and_accepts_any_of_its_colliding_writes():
+    x = (np.arange(1, 9, dtype=np.float32).reshape(1, 8), np.array([[4], [3], [1], [7]], dtype=np.uint32),
+         np.array([[9, 10, 11, 12]], dtype=np.float32))
+    assert oracle.evaluate("SCATTER_ND", x, "float32", InputDimensionCount=1,
+                           IndicesDimensionCount=2).tolist() == [[1, 11, 3, 10, 9, 6, 7, 12]]
+    colliding = [c for c in CASES if c.op == "SCATTER_ND" and "Indices=indices," in c.id]
+    assert len(colliding) == 4
+    from faults_gather import colliding_writes_first_wins
+    for case in colliding:  # the first write instead of the last: other elements, each one the page allows
+        x = case.make_input()
+        first = colliding_writes_first_wins(case.op, x, case.dtype, **case.params)
+        assert (first != oracle.evaluate(case.op, x, case.dtype, **case.params)).any(), case.id
+    records = run("python:faults_gather:colliding_writes_first_wins", [c for c in CASES if c.op == "SCATTER_ND"])
+    assert {r["status"] for r in records} == {statuses.PASS} and max(r["max_ulp"] for r in records) == 0
+    records = run("python:faults_gather:scatter_dropping_the_last_update", [c for c in CASES if c.op == "SCATTER_ND"])
+    passed = {r["id"] for r in records if r["status"] == statuses.PASS}
+    assert not {i for i in passed if "integer_extremes" not in i}, passed  # there the input and updates agree
+    assert all(r["d3d"]["worst"][0]["source_input"] in ("Updates", "Input") for r in records if r["status"] == "fail")
+
+
+@pytest.mark.parametrize("shapes, indices, said", [
+    ("{Input: [4, 3], Indices: [2, 1], Updates: [2, 2]}", "{kind: indices}",
+     "UpdatesTensor.Sizes [2, 2] must be [2, 3] (the indices' and the input's)"),
+    ("{Input: [4, 3], Indices: [5, 1], Updates: [5, 3]}", "{kind: indices, distinct: true}",
+     "5 distinct index tuples cannot fit the 4 places they address"),
+])
+def test_a_bad_scatter_case_is_refused_at_load_in_one_line(tmp_path, shapes, indices, said):
+    text = ("operator: SCATTER_ND\ngroups:\n  - dtypes: [float32]\n    shapes: [" + shapes + "]\n"
+            "    params: {InputDimensionCount: 2, IndicesDimensionCount: 2, IndicesType: int64}\n"
+            "    inputs: [{each: {Input: {kind: uniform}, Indices: " + indices + ", Updates: {kind: uniform}}}]\n")
+    _refused(tmp_path, text, said)

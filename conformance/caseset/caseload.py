@@ -384,6 +384,10 @@ def _bind_indices(spec, several, params) -> str | None:
         bounds = np.broadcast_to(np.asarray(spec.index_bounds([i.shape for i in several], params), dtype=np.int64),
                                  case_input.shape)
         case_input.bounds = bounds
+        tuples = int(np.prod(bounds.shape[:-1], dtype=np.int64))
+        if case_input.generator.get("distinct") and bounds.size and tuples > np.prod(bounds.reshape(-1, bounds.shape[-1])[0]):
+            return (f"{tuples} distinct index tuples cannot fit the {int(np.prod(bounds.reshape(-1, bounds.shape[-1])[0]))} "
+                    f"places they address")
         if kind == "values" and bounds.size:
             values = np.resize(case_input.own_values, bounds.shape).astype(np.int64)
             wrong = (values >= bounds) | (values < (-bounds if signed else 0))
@@ -722,7 +726,7 @@ def _case_inputs(spec, plan, dtype, params, shape, broadcast, named=None) -> tup
         own_shape = named[k] if named else tuple(1 if d in dims else n for d, n in enumerate(shape))
         own, count = plan["own"][given.short], int(np.prod(own_shape, dtype=np.int64))
         if not dims and own is not None and 0 < count < len(own):
-            raise CaseFileError([f"shape {list(shape)} holds {count} elements but input {given.short}'s generator "
+            raise CaseFileError([f"shape {list(own_shape)} holds {count} elements but input {given.short}'s generator "
                                  f"has {len(own)} values; use a larger shape, 'auto' or {{rank: R}}"])
         result.append(CaseInput(given.short, spec.tensor_type(given.name, dtype, params), own_shape,
                                 plan["generators"][given.short], dims, plan["own"][given.short]))

@@ -222,9 +222,23 @@ def fill_indices(generator: dict, dtype: str, shape: tuple, seed: int, bounds) -
     broadcast to shape), from 0, or with negative: true from minus that size (counting from the end)."""
     rng = np.random.default_rng(seed)
     sizes = np.broadcast_to(np.asarray(bounds, dtype=np.int64), shape)
+    if generator.get("distinct"):
+        drawn = distinct_tuples(rng, sizes)
+        if generator.get("negative"):  # the same places, some counted from the end
+            drawn = np.where(rng.random(shape) < 0.5, drawn - sizes, drawn)
+        return drawn.astype(dtype)
     low = -sizes if generator.get("negative") else np.zeros_like(sizes)
     drawn = low + np.floor(rng.random(shape) * (sizes - low)).astype(np.int64)
     return drawn.astype(dtype)
+
+
+def distinct_tuples(rng, sizes) -> np.ndarray:
+    """Index tuples along the last dimension (each coordinate below its size there), no two alike:
+    drawn without replacement from every place the tuples can address."""
+    places = sizes.reshape(-1, sizes.shape[-1])[0] if sizes.size else np.zeros(0, dtype=np.int64)
+    count = int(np.prod(sizes.shape[:-1], dtype=np.int64))
+    chosen = rng.choice(int(np.prod(places, dtype=np.int64)), size=count, replace=False)
+    return np.stack(np.unravel_index(chosen, tuple(places)), axis=-1).reshape(sizes.shape)
 
 
 def _to_type(values, dtype: str) -> np.ndarray:
@@ -252,7 +266,8 @@ def label(generator: dict) -> str:
         low, high = uniform_range(generator)
         return f"uniform[{_num(low)},{_num(high)}]"
     if kind == INDICES:
-        return "indices[negative]" if generator.get("negative") else "indices"
+        flags = [flag for flag in ("distinct", "negative") if generator.get(flag)]
+        return f"indices[{','.join(flags)}]" if flags else "indices"
     if kind == "sweep":
         return f"sweep[{_num(generator['low'])},{_num(generator['high'])},{generator['count']}]"
     if kind in STREAMED and any(key in generator for key in ("start", "stop", "step")):

@@ -37,6 +37,7 @@ GENERATOR = {
         "cross": {"type": "boolean"},  # several inputs: every combination of the generator's values
         # indices: negative ones too (counting from the end), where the page allows them
         "negative": {"type": "boolean"},
+        "distinct": {"type": "boolean"},  # indices: no two index tuples alike (SCATTER_ND: no colliding writes)
     },
 }
 # Several inputs: one generator per input, by the page's input names (A, B or ATensor, BTensor).

@@ -199,6 +199,10 @@ class OperatorSpec:
     # constant instead (PADDING's PaddingValue); the index in it, one array per input dimension).
     # Such an operator is judged exactly (conformance/judge/moved.py), its wrong elements named by source.
     source_index: Callable | None = None
+    # Where the page leaves open which of several copies an element holds (SCATTER_ND's colliding
+    # writes: "no guarantee of which last write wins"): (output index, inputs, params) -> a list of
+    # (which, source) as source_index gives, each an element may equal instead (moved.py accepts any)
+    source_alternatives: Callable | None = None
     # An input of role "indices": (input shapes, params) -> an integer array, broadcastable to that
     # input's shape, of the size of the dimension each index element addresses (GATHER: the Axis
     # dimension; GATHER_ND: each coordinate's own). The `indices` generator draws within it.

@@ -50,7 +50,7 @@ def shape_check(input_shapes, params) -> str | None:
 
 def index_bounds(input_shapes, params):
     """Coordinate j of an index tuple addresses the input's meaningful dimension batch + j."""
-    data, indices = input_shapes
+    data, indices = input_shapes[:2]  # SCATTER_ND's updates after them
     inputs, _, batch = _counts(params)
     meaningful = data[len(data) - inputs:]
     return np.array(meaningful[batch:batch + indices[-1]], dtype=np.int64)
