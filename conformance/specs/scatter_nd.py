@@ -148,10 +148,13 @@ SPEC = OperatorSpec(
     index_bounds=index_bounds,
     onnx_shapes=onnx_shapes,
     integers=lambda params, dtype: None,
-    notes=(SIZES_NOTE.replace("OutputTensor", "UpdatesTensor"),
+    notes=("The page's UpdatesTensor.Sizes formula takes InputTensor.Sizes[(DimensionCount - indexTupleSize)..], "
+           "which its own example contradicts (Input [3,4,5,6,7], tuples of 3: updates [1,1,2,6,7], 'ignoring the "
+           "first 3 dimensions'): the shape check follows the example, the input's sizes after those a tuple addresses.",
            "The page gives InputDimensionCount and IndicesDimensionCount the range [1, DimensionCount); the check "
-           "takes [1, DimensionCount], as GATHER_ND's page does (its example has 1-D indices... of 2 dimensions, "
-           "FLOAT32 indices and 1-D updates: not transcribed as written).",
+           "takes [1, DimensionCount], as GATHER_ND's page does.",
+           "The page's example (Input {8}, Indices {4,1} of FLOAT32, Updates {4}) breaks its own constraints (one "
+           "DimensionCount, integer indices): the case file runs it as Input {1,8}, Indices {4,1}, Updates {1,4}.",
            "Colliding writes: any of the colliding updates is accepted (source_alternatives), as the page says.",
            "The page says nothing of out-of-range indices: no case has one.",
            "IndicesType is no field of the struct: IndicesTensor's data type, chosen by the case."),
