@@ -393,7 +393,7 @@ def plan(formula, nan_rule: str, fmt=FLOAT32, tensor=np.float32, inputs=(None,))
 def compiles(judge) -> bool:
     """Whether bounds() evaluates this judge's intervals in compiled loops (a float32 or float16
     formula), rather than through judge.bounds."""
-    return not judge.exact and judge.dtype in FLOAT_LAYOUT
+    return judge.formula is not None and judge.dtype in FLOAT_LAYOUT
 
 
 def bounds(judge, x, expected):
