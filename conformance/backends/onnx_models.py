@@ -112,11 +112,20 @@ def input_infos(node, dtype: str, prefix: str = "x") -> list:
 
 def feeds(node, x, prefix: str = "x") -> dict:
     """The feeds of a node's inputs: x, or a tuple of several inputs (ONNX broadcasts them). An input
-    the graph takes as bool gets x != 0: ONNX's truth of a DirectML UINT8 tensor."""
+    the graph takes as bool gets x != 0: ONNX's truth of a DirectML UINT8 tensor; one the graph takes
+    in another integer type gets its values in that type (ReverseSequence's INT64 lengths of a UINT32
+    DirectML tensor)."""
     arrays = x if isinstance(x, tuple) else (x,)
     types = node.input_types or (None,) * len(arrays)
-    return {name: np.asarray(v) != 0 if t == "bool" else v
+    return {name: np.asarray(v) != 0 if t == "bool" else _in_type(v, t)
             for name, v, t in zip(input_names(node, prefix), arrays, types)}
+
+
+def _in_type(value, dtype):
+    value = np.asarray(value)
+    if dtype is None or value.dtype == np.dtype(dtype) or value.dtype.kind not in "iu":
+        return value
+    return value.astype(dtype)
 
 
 def single_node_model(node, dtype: str) -> bytes:
