@@ -146,7 +146,7 @@ _SHIPPED = load_paths()
 
 def test_every_spec_has_a_description_layout_asserted_against_x64():
     """Each spec's DML_OPERATOR_TYPE is in DirectML.h's enum, and its description (its input tensors
-    and OutputTensor, then the spec's parameters) has the size and offsets MSVC gives it; where
+    and output tensors, then the spec's parameters) has the size and offsets MSVC gives it; where
     X64_SIZES pins the header's struct, that size too. One test over every spec; a failure names it."""
     failures = Failures()
     for op in sorted(specs.SPECS):
@@ -162,7 +162,7 @@ def test_every_spec_has_a_description_layout_asserted_against_x64():
             assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
             assert [name for name, _ in desc_type._fields_] == [name for name, _ in fields]
             if not spec.struct_order and not any(p.array for p in spec.fields):
-                assert [name for name, _ in fields] == [i.name for i in spec.inputs] + ["OutputTensor"] + [
+                assert [name for name, _ in fields] == [i.name for i in spec.inputs] + [o.name for o in spec.outputs] + [
                     p.name for p in spec.fields]
             if spec.struct in abi.X64_SIZES:
                 assert C.sizeof(desc_type) == abi.X64_SIZES[spec.struct]

@@ -18,6 +18,11 @@ NAN_NOTE = ("Neither page says where NaN sorts: the oracle puts NaN above every 
             "for each element the index (and its value) of that order or of NaN below every number.")
 
 
+NOTES = (NAN_NOTE,
+         "The tables list InputTensor's types; OutputValueTensor has InputTensor's, OutputIndexTensor is UINT32, "
+         "or UINT64 from 5_0 (IndexType: no field, it chooses OutputIndexTensor's type).")
+
+
 def direction(params) -> str:
     return params.get("AxisDirection") or DECREASING
 
@@ -136,7 +141,5 @@ SPEC = OperatorSpec(
     outputs=OUTPUTS,
     parameter_level=parameter_level,
     integers=lambda params, dtype: None,  # a selection: no integer arithmetic to state
-    notes=(NAN_NOTE,
-           "IndexType is no field: it chooses OutputIndexTensor's type (UINT64 from 5_0).",
-           "The support tables of both pages were read whole (5_0, 3_1, 2_1, and TOP_K's 2_0)."),
+    notes=NOTES + ("The page's support tables were read whole (5_0, 3_1, 2_1, 2_0).",),
 )

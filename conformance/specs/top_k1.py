@@ -23,4 +23,5 @@ SPEC = replace(
     onnx_route="TopK (opset 11, largest=1 for DECREASING or 0 for INCREASING, sorted=1) with K as an int64 "
                "initializer; its int64 indices read as OutputIndexTensor's type",
     source=page("DML_TOP_K1_OPERATOR_DESC"),
+    notes=top_k.NOTES + ("The page's support tables were read whole (5_0, 3_1, 2_1).",),
 )
