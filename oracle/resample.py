@@ -4,10 +4,10 @@ equally near elements the higher (the page is silent; the choice is the spec's n
 from oracle.resampling import half_up, resample
 
 OPERATOR = "RESAMPLE"
-DEFAULTS = {"InterpolationMode": "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", "Scales": None}
+DEFAULTS = {"InterpolationMode": "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", "Scales": None, "OutputSizes": None}
 READS_BITS = True
 
 
-def reference(x, dtype, nan_rule="d3d", InterpolationMode=None, Scales=None):
+def reference(x, dtype, nan_rule="d3d", InterpolationMode=None, Scales=None, OutputSizes=None):
     rank = len(Scales)
-    return resample(x, Scales, [0.5] * rank, [-0.5] * rank, half_up)
+    return resample(x, Scales, [0.5] * rank, [-0.5] * rank, half_up, OutputSizes)

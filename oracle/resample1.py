@@ -5,10 +5,10 @@ from oracle.resampling import half_up, resample
 
 OPERATOR = "RESAMPLE1"
 DEFAULTS = {"InterpolationMode": "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", "Scales": None,
-            "InputPixelOffsets": None, "OutputPixelOffsets": None}
+            "InputPixelOffsets": None, "OutputPixelOffsets": None, "OutputSizes": None}
 READS_BITS = True
 
 
 def reference(x, dtype, nan_rule="d3d", InterpolationMode=None, Scales=None, InputPixelOffsets=None,
-              OutputPixelOffsets=None):
-    return resample(x, Scales, InputPixelOffsets, OutputPixelOffsets, half_up)
+              OutputPixelOffsets=None, OutputSizes=None):
+    return resample(x, Scales, InputPixelOffsets, OutputPixelOffsets, half_up, OutputSizes)

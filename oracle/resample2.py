@@ -8,11 +8,11 @@ from oracle.resampling import resample
 OPERATOR = "RESAMPLE2"
 DEFAULTS = {"InterpolationMode": "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR",
             "RoundingDirection": "DML_AXIS_DIRECTION_DECREASING", "Scales": None,
-            "InputPixelOffsets": None, "OutputPixelOffsets": None}
+            "InputPixelOffsets": None, "OutputPixelOffsets": None, "OutputSizes": None}
 READS_BITS = True
 ROUNDING = {"DML_AXIS_DIRECTION_INCREASING": np.ceil, "DML_AXIS_DIRECTION_DECREASING": np.floor}
 
 
 def reference(x, dtype, nan_rule="d3d", InterpolationMode=None, RoundingDirection=None, Scales=None,
-              InputPixelOffsets=None, OutputPixelOffsets=None):
-    return resample(x, Scales, InputPixelOffsets, OutputPixelOffsets, ROUNDING[RoundingDirection])
+              InputPixelOffsets=None, OutputPixelOffsets=None, OutputSizes=None):
+    return resample(x, Scales, InputPixelOffsets, OutputPixelOffsets, ROUNDING[RoundingDirection], OutputSizes)

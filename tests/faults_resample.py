@@ -22,7 +22,7 @@ def _mapping(op, x, params):
         # Integer scales: o // s is the row whose centre is nearest (floor of o / s from the corners)
         return sizes, scales, [0.0] * x.ndim, [0.0] * x.ndim, np.floor
     scales = [float(np.float32(s)) for s in params["Scales"]]
-    sizes = [math.floor(n * s) for n, s in zip(x.shape, scales)]
+    sizes = params.get("OutputSizes") or [math.floor(n * s) for n, s in zip(x.shape, scales)]
     ins = params.get("InputPixelOffsets") or [CENTRES[0]] * x.ndim
     outs = params.get("OutputPixelOffsets") or [CENTRES[1]] * x.ndim
     rounding = ROUNDING[params["RoundingDirection"]] if "RoundingDirection" in params else half_up

@@ -103,7 +103,11 @@ def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
            "InputPixelOffsets=[0.25,0],OutputPixelOffsets=[0,-0.75]/uniform[-100,100]" in unreachable
     assert "RESAMPLE1/float32/rank2[3x4]/Scales=[1,4],InputPixelOffsets=[0,0]," \
            "OutputPixelOffsets=[-0.5,-0.5]/uniform[-100,100]" in unreachable
-    assert not any(c.op in ("UPSAMPLE_2D", "RESAMPLE") for c in CASES if c.id in unreachable)
+    # Output sizes of a case's own (OutputSizes): Resize's are floor(InputSize * scale)
+    given_sizes = {c.id for c in CASES if c.params.get("OutputSizes") is not None}
+    assert given_sizes and given_sizes <= unreachable
+    assert not any(c.op == "UPSAMPLE_2D" or c.op == "RESAMPLE" and c.id not in given_sizes
+                   for c in CASES if c.id in unreachable)
 
 
 BAD = (("RESAMPLE2", "[4, 5]", "InterpolationMode: DML_INTERPOLATION_MODE_LINEAR\n      RoundingDirection: "
@@ -113,6 +117,8 @@ BAD = (("RESAMPLE2", "[4, 5]", "InterpolationMode: DML_INTERPOLATION_MODE_LINEAR
        ("RESAMPLE", "[4, 5]", "Scales: {array: [2, 0]}", "each must be a finite number larger than 0"),
        ("RESAMPLE", "[4, 5]", "Scales: {array: [2, 0.1]}", "make output dimension 1 empty"),
        ("RESAMPLE1", "[4, 5]", "Scales: {array: [2, 2]}", "InputPixelOffsets is required"),
+       ("RESAMPLE", "[4, 5]", "Scales: {array: [2, 2]}\n      OutputSizes: {array: [3]}", "OutputSizes has 1 values"),
+       ("RESAMPLE", "[4, 5]", "Scales: {array: [2, 2]}\n      OutputSizes: {array: [3, 0]}", "each at least 1"),
        ("RESAMPLE3", "[4]", "Scales: {array: [2]}\n      InputPixelOffsets: {array: [0.5]}\n      OutputPixelOffsets: "
         "{array: [-0.5]}\n      Antialiased: 1", "Antialiased TRUE"),
        ("UPSAMPLE_2D", "[1, 1, 4, 5]", "ScaleSize: {array: [2, 0]}", "0 < Height <= UINT_MAX / InputHeight"),
@@ -184,6 +190,8 @@ def test_every_case_passes_exactly_through_dml_direct_but_the_findings():
     assert found.keys() == {statuses.PASS, statuses.FAIL}
     assert found[statuses.FAIL] == FLOAT32_COORDINATE | EIGHT_BIT
     assert len(found[statuses.PASS]) == len(CASES) - len(FLOAT32_COORDINATE | EIGHT_BIT)
+    # The pages' crop and clamp where the output's sizes are not floor(InputSize * Scale)
+    assert any("OutputSizes=[12,1]" in i for i in found[statuses.PASS])
 
 
 def test_the_smoke_cases_pass_through_dml_wine():

@@ -15,7 +15,7 @@ SPEC = OperatorSpec(
             "pixel centre)",
     summary="Resamples the input to the output's sizes by the scale of each dimension; nearest neighbour: "
             "each output element is the input element nearest to its pixel centre.",
-    parameters=(r.INTERPOLATION, r.scales("ScaleCount")),
+    parameters=(r.INTERPOLATION, r.scales("ScaleCount"), r.OUTPUT_SIZES),
     introduced="2_0",
     tables=r.RESAMPLE_TABLES + (SupportTable("2_0", (4,), FLOATS),),
     in_place=False,
@@ -29,7 +29,7 @@ SPEC = OperatorSpec(
     shape_check=r.resample_check,
     source_index=r.sources(lambda params: r.half_up),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES,
+    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
            "The page says nearest neighbour chooses the input element nearest to the output element's pixel "
            "centre; it does not say which of two equally near elements is chosen. The harness rounds halves "
            "up (floor(x + 0.5)), as DirectML does on lavapipe (docs/findings/issue25-resample_nearest.md).",

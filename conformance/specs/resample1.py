@@ -16,7 +16,7 @@ SPEC = OperatorSpec(
     summary="Resamples the input to the output's sizes by the scale and pixel offsets of each dimension; "
             "nearest neighbour: each output element is the input element nearest to its mapped coordinate.",
     parameters=(r.INTERPOLATION, r.scales("DimensionCount"), r.offsets("InputPixelOffsets", 0.5),
-                r.offsets("OutputPixelOffsets", -0.5)),
+                r.offsets("OutputPixelOffsets", -0.5), r.OUTPUT_SIZES),
     introduced="2_1",
     tables=r.RESAMPLE_TABLES + (SupportTable("2_1", (4,), FLOATS),),
     in_place=False,
@@ -33,7 +33,7 @@ SPEC = OperatorSpec(
     shape_check=r.resample_check,
     source_index=r.sources(lambda params: r.half_up),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES,
+    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
            "The page gives no default offsets: every case gives InputPixelOffsets and OutputPixelOffsets.",
            "The page says nearest neighbour chooses the input element nearest to the pixel centre; it does "
            "not say which of two equally near elements is chosen. The harness rounds halves up "

@@ -29,7 +29,7 @@ SPEC = OperatorSpec(
     formula=FORMULA,
     summary="Resamples the input to the output's sizes by the scale and pixel offsets of each dimension; "
             "nearest neighbour: fractional coordinates rounded toward RoundingDirection.",
-    parameters=PARAMETERS,
+    parameters=PARAMETERS + (r.OUTPUT_SIZES,),
     introduced="5_1",
     tables=(SupportTable("5_1", r.ONE_TO_FOUR, FLOATS),),
     in_place=False,
@@ -43,7 +43,7 @@ SPEC = OperatorSpec(
     shape_check=r.resample_check,
     source_index=r.sources(rounding),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES,
+    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
            "The page gives no default offsets: every case gives InputPixelOffsets and OutputPixelOffsets.",
            "Transcribed: the DML_FEATURE_LEVEL_5_1 table (1 to 4-D, FLOAT32, FLOAT16) of the page's 2022 "
            "copy (MicrosoftDocs/sdk-api). Tables the newer page may add (INT8, UINT8 as DML_RESAMPLE's 6_2 "

@@ -18,7 +18,7 @@ SPEC = OperatorSpec(
     struct="DML_RESAMPLE3_OPERATOR_DESC",
     formula=resample2.FORMULA,
     summary="RESAMPLE2 with an Antialiased field; nearest neighbour with Antialiased FALSE as RESAMPLE2.",
-    parameters=resample2.PARAMETERS + (ANTIALIASED,),
+    parameters=resample2.PARAMETERS + (ANTIALIASED, r.OUTPUT_SIZES),
     introduced="6_4",
     tables=(SupportTable("6_4", r.ONE_TO_FOUR, FLOATS),),
     in_place=False,
@@ -32,7 +32,7 @@ SPEC = OperatorSpec(
     shape_check=shape_check,
     source_index=r.sources(resample2.rounding),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES,
+    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
            "The page's text past RoundingDirection and its support tables were not read. The level, 6_4, is "
            "DirectML.h's (DML_OPERATOR_RESAMPLE3 under DML_TARGET_VERSION >= 0x6400); the table here is "
            "RESAMPLE2's (1 to 4-D, FLOAT32, FLOAT16) at that level, an assumption, not a transcription.",

@@ -26,10 +26,15 @@ SAME_TYPE_AND_RANK = "InputTensor and OutputTensor must have the same DataType a
 LINEAR_REFUSED = (f"{LINEAR} belongs to issue 26 (the linear modes): only {NEAREST} is tested here, "
                   "and a case giving LINEAR is refused at load.")
 # The output sizes: the pages leave them to the OutputTensor ("the scales don't need to be exactly
-# OutputSize / InputSize"); the cases take floor(InputSize * Scale), as UPSAMPLE_2D's page and ONNX's
-# Resize do.
-OUTPUT_SIZES = ("OutputTensor.Sizes[i] = floor(InputTensor.Sizes[i] * Scales[i]) in every case here; the "
-                "pages let the output take other sizes (crop or clamp), which no case gives yet.")
+# OutputSize / InputSize"): floor(InputSize * Scale), as UPSAMPLE_2D's page and ONNX's Resize take them,
+# unless a case gives OutputSizes
+OUTPUT_SIZES_NOTE = ("OutputTensor.Sizes[i] = floor(InputTensor.Sizes[i] * Scales[i]) unless a case gives "
+                     "OutputSizes (no field): larger, the output's edges clamped; smaller, the output cropped.")
+OUTPUT_SIZES = Parameter("OutputSizes", "uint_array", None,
+                         "No field: the output tensor's sizes, which the pages let differ from InputSize * Scale "
+                         "(\"If the input after scaling is larger than the output bound, then we crop it ... if "
+                         "smaller, the output edges are clamped\"); unset: floor(InputSize * Scale).",
+                         sizes_of="OutputTensor")
 
 INTERPOLATION = Parameter("InterpolationMode", "enum", NEAREST,
                           "A DML_INTERPOLATION_MODE: NEAREST_NEIGHBOR chooses the input element nearest to the "
@@ -63,9 +68,15 @@ def pixel_offsets(params) -> tuple:
                  for k, v in enumerate(given))
 
 
+def scaled_sizes(input_shape, params) -> tuple:
+    """floor(InputTensor.Sizes[i] * Scales[i]) (FLOAT Scales, float32)."""
+    return tuple(math.floor(n * float(np.float32(s))) for n, s in zip(input_shape, params["Scales"]))
+
+
 def resample_shapes(input_shapes, params) -> tuple:
-    """OutputTensor.Sizes[i] = floor(InputTensor.Sizes[i] * Scales[i]) (FLOAT Scales, float32)."""
-    return (tuple(math.floor(n * float(np.float32(s))) for n, s in zip(input_shapes[0], params["Scales"])),)
+    """The case's OutputSizes, else floor(InputTensor.Sizes[i] * Scales[i])."""
+    given = params.get("OutputSizes")
+    return (tuple(given) if given is not None else scaled_sizes(input_shapes[0], params),)
 
 
 def resample_check(input_shapes, params) -> str | None:
@@ -81,6 +92,11 @@ def resample_check(input_shapes, params) -> str | None:
             return f"{name} is required: one value per input dimension"
     if not all(np.isfinite(s) and s > 0 for s in given):
         return f"Scales {list(given)}: each must be a finite number larger than 0"
+    sizes = params.get("OutputSizes")
+    if sizes is not None and len(sizes) != len(shape):
+        return f"OutputSizes has {len(sizes)} values; InputTensor has {len(shape)} dimensions"
+    if sizes is not None and min(sizes) < 1:
+        return f"OutputSizes {list(sizes)}: each at least 1"
     empty = [i for i, n in enumerate(resample_shapes(input_shapes, params)[0]) if n < 1]
     if empty:
         return f"Scales {list(given)} make output dimension {empty[0]} empty (floor(size * scale) = 0)"
@@ -130,6 +146,9 @@ def half_up_as_floor(offsets_) -> tuple:
 def resize(params: dict, direction: str, offsets_) -> OnnxNode:
     """Resize-13, nearest, where every axis has one pair of offsets that one of ONNX's coordinate
     transformations and nearest modes computes exactly (direction: "floor" or "ceil" of x)."""
+    if params.get("OutputSizes") is not None:
+        raise NotReachable("OutputSizes: Resize's output sizes are floor(InputSize * scale), or its scales "
+                           "OutputSize / InputSize")
     if params.get("Antialiased"):
         raise NotReachable("Antialiased: Resize's antialias applies to its linear and cubic modes only")
     ins, outs = offsets_
