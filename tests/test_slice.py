@@ -1,7 +1,8 @@
-"""SLICE and SLICE1 (data movement, exact): the pages' examples, every case through the oracle, ONNX
-Runtime's CPU provider, the real DirectML.dll (dml-direct, and dml-wine through ONNX Runtime's DirectML
-provider, both under Wine on lavapipe here), bad cases refused at load, the faults of tests/faults_slice.py
-caught, and SLICE1's output sizes, which a case chooses and the description does not hold."""
+"""SLICE, SLICE1 and SLICE_GRAD (data movement, exact): the pages' examples, every case through the
+oracle, ONNX Runtime's CPU provider (SLICE_GRAD: not reachable, ONNX has none), the real DirectML.dll
+(dml-direct, and dml-wine through ONNX Runtime's DirectML provider, both under Wine on lavapipe here), bad
+cases refused at load, the faults of tests/faults_slice.py caught, and the output sizes a case chooses
+(SLICE1's, SLICE_GRAD's), which the description does not hold."""
 import ctypes as C
 import json
 import re
@@ -21,6 +22,7 @@ from conformance.run.results import ResultsWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [c for name in ("slice.yaml", "slice1.yaml") for c in load_file(ROOT / "cases" / name)]
+GRAD = load_file(ROOT / "cases" / "slice_grad.yaml")
 PAGE_INPUT = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
 EXAMPLE_2 = ("SLICE1/float32/rank4[1x1x4x4]/InputWindowOffsets=[0,0,0,1],InputWindowSizes=[1,1,4,3],"
              "InputWindowStrides=[1,1,-2,2]/page")
@@ -56,6 +58,20 @@ def test_the_oracle_is_the_pages_examples(op, params, expected):
     assert specs.get(op).output_shapes([PAGE_INPUT.shape], params) == (got.shape,)
 
 
+def test_the_slice_grad_oracle_is_its_pages_example_and_places_backwards():
+    """The page's example: a, c, i, k sliced from a 4x4 tensor by strides 2 go back to their places."""
+    a, c, i, k = 1.0, 3.0, 9.0, 11.0
+    window = {"InputWindowOffsets": [0, 0], "InputWindowSizes": [4, 4], "InputWindowStrides": [2, 2]}
+    got = oracle.evaluate("SLICE_GRAD", np.array([[a, c], [i, k]], dtype=np.float32), "float32", **window)
+    assert got.tolist() == [[a, 0, c, 0], [0, 0, 0, 0], [i, 0, k, 0], [0, 0, 0, 0]]
+    # a negative stride: the gradient of SLICE1's example 2 (rows 3 and 1 of columns 1 and 3), in an output
+    # one row larger than the window
+    window = {"InputWindowOffsets": [0, 0, 0, 1], "InputWindowSizes": [1, 1, 4, 3], "InputWindowStrides": [1, 1, -2, 2]}
+    forward = oracle.evaluate("SLICE1", PAGE_INPUT, "float32", **window)
+    back = oracle.evaluate("SLICE_GRAD", forward, "float32", **window, OutputSizes=[1, 1, 5, 4])
+    assert back[0, 0].tolist() == [[0, 0, 0, 0], [0, 6, 0, 8], [0, 0, 0, 0], [0, 14, 0, 16], [0, 0, 0, 0]]
+
+
 def test_slice1_copies_bits_backwards_and_takes_the_output_sizes_a_case_chooses():
     bits = np.array([0x7F800001, 0xFFC00123, 0x80000000, 0x00000001, 0x7F800000], dtype=np.uint32)
     window = {"InputWindowOffsets": [0], "InputWindowSizes": [5], "InputWindowStrides": [-1]}
@@ -81,6 +97,14 @@ def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
     assert chosen["output_shapes"] == [[1, 2, 1, 2]] and chosen["elements"] == 4
 
 
+def test_every_slice_grad_case_passes_through_the_oracle_and_none_through_onnx_runtime():
+    assert 100 < len(GRAD) < 250
+    assert {r["status"] for r in run("python:oracle:evaluate", GRAD)} == {statuses.PASS}
+    assert {r["status"] for r in run("cpu", GRAD)} == {statuses.NOT_REACHABLE}
+    page = next(c for c in GRAD if c.generator.get("label") == "page")
+    assert page.input_shapes == ((2, 2),) and page.outputs == ((4, 4),)
+
+
 @pytest.mark.parametrize("op, params, said", [
     ("SLICE", "Offsets: {array: [0, 3]}\n      Sizes: {array: [2, 2]}\n      Strides: {array: [1, 1]}",
      "Offsets 3 + Strides 1 * (Sizes 2 - 1) = 4 reads beyond InputTensor.Sizes[1] 4"),
@@ -97,6 +121,13 @@ def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
     ("SLICE1", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [3, 4]}\n"
                "      InputWindowStrides: {array: [1, -2]}\n      OutputSizes: {array: [3, 3]}",
      "OutputSizes[1] 3: the page allows 1 <= OutputSizes[i] <= MaxCopiedElements[i] 2"),
+    ("SLICE_GRAD", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [5, 4]}\n"
+                   "      InputWindowStrides: {array: [2, 2]}", "InputGradientTensor.Sizes[1] 4: SLICE1's output sizes"),
+    ("SLICE_GRAD", "InputWindowOffsets: {array: [0, 1]}\n      InputWindowSizes: {array: [5, 8]}\n"
+                   "      InputWindowStrides: {array: [2, 2]}\n      OutputSizes: {array: [5, 8]}",
+     "InputWindowOffsets 1 + InputWindowSizes 8 > OutputGradientTensor.Sizes[1] 8"),
+    ("SLICE_GRAD", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [5, 8]}\n"
+                   "      InputWindowStrides: {array: [2, 0]}", "this operator requires non-zero strides"),
 ])
 def test_a_case_outside_the_input_or_the_page_is_refused_at_load_naming_file_and_line(tmp_path, op, params, said):
     path = tmp_path / "bad.yaml"
@@ -139,6 +170,24 @@ def test_output_sizes_are_the_output_tensors_not_a_field_of_the_description():
     assert list(d.output.buffer.Sizes[:2]) == [1, 2] and list(d.inputs[0].buffer.Sizes[:2]) == [3, 4]
 
 
+@pytest.mark.skipif(C.sizeof(C.c_void_p) != 8, reason="x64 layouts need a 64-bit Python")
+def test_an_output_named_otherwise_than_output_tensor_is_the_description_s_output():
+    """DML_SLICE_GRAD_OPERATOR_DESC lays out as SLICE1's; its output, OutputGradientTensor, is the second
+    tensor pointer, with the sizes the case chose, and the gradient the first, with the case's shape."""
+    from conformance.dmldirect import layout
+    from conformance.dmldirect.describe import OperatorDescription
+    spec = specs.get("SLICE_GRAD")
+    assert [name for name, _ in layout.layout(spec)["fields"]][:2] == ["InputGradientTensor", "OutputGradientTensor"]
+    params = {"InputWindowOffsets": [1, 0], "InputWindowSizes": [2, 4], "InputWindowStrides": [-1, 3],
+              "OutputSizes": [4, 5]}
+    request = layout.request(spec, "float16", (2, 2), params, output_shape=spec.output_shapes([(2, 2)], params)[0])
+    d = OperatorDescription.from_case(json.loads(json.dumps(request)))
+    assert C.sizeof(d.struct) == C.sizeof(_Slice1) == 48
+    assert struct.unpack_from("<QQI", C.string_at(d.desc.Desc, 48)) == (d.inputs[0].address, d.output.address, 2)
+    assert list(d.output.buffer.Sizes[:2]) == [4, 5] and list(d.inputs[0].buffer.Sizes[:2]) == [2, 2]
+    assert d.output.total_bytes == 2 * 20
+
+
 def test_a_slice_one_element_off_at_its_start_is_caught_naming_output_and_source_index():
     from faults_slice import slice_one_element_off_at_start
     case = select(CASES, "SLICE/int32/rank2[5x7]/Offsets=[1,2],Sizes=[3,2],Strides=[1,4]/uniform[-100,200]")[0]
@@ -155,6 +204,9 @@ def test_a_slice_one_element_off_at_its_start_is_caught_naming_output_and_source
     differ = [r for r in records if r["input_shapes"][0][-1] > 1 and r["generator"]["kind"] == "uniform"]
     assert len(differ) > 200 and all(r["status"] == statuses.FAIL for r in differ)
     assert all("copied from Input(" in r["message"] for r in differ)
+    grad = run("python:faults_slice:slice_one_element_off_at_start", GRAD)
+    caught = {r["id"] for r in grad if r["status"] == statuses.FAIL}
+    assert caught == {r["id"] for r in grad if r["input_shapes"][0][-1] > 1}, "a gradient of one element along the last dimension rolls onto itself"
 
 
 def test_a_negative_stride_read_forwards_is_caught_and_a_positive_one_is_not_flagged():
@@ -169,19 +221,27 @@ def test_a_negative_stride_read_forwards_is_caught_and_a_positive_one_is_not_fla
     assert all(r["status"] == statuses.PASS for r in records if r["id"] not in backwards)
     worst = next(r for r in records if r["id"] == EXAMPLE_2)["d3d"]["worst"]
     assert {tuple(w["source"]) for w in worst} == {(0, 0, 3, 1), (0, 0, 3, 3), (0, 0, 1, 1), (0, 0, 1, 3)}
+    # SLICE_GRAD placing forwards: wrong where a gradient element lands, and where the page's 0 belongs
+    grad = run("python:faults_slice:negative_stride_read_forwards", GRAD)
+    backwards = {r["id"] for r in grad if "-" in r["id"].split("InputWindowStrides=")[1].split("]")[0]}
+    assert {r["id"] for r in grad if r["status"] == statuses.FAIL} == backwards
+    worst = next(r for r in grad if r["id"].startswith("SLICE_GRAD/float32/rank1[3]/"))["d3d"]["worst"]  # 8, 5, 2
+    assert {w["source_input"] for w in worst} == {"InputGradient", None}  # an element copied, or a 0 of the page
 
 
 def test_every_case_passes_exactly_through_dml_direct_and_the_probes_strides_are_refused():
-    """The real DirectML.dll: the SLICE1 window's signed strides as INT; the probes
+    """The real DirectML.dll: the SLICE1 and SLICE_GRAD windows' signed strides as INT, SLICE_GRAD's output
+    in the sizes the case chose; the probes
     (sweeps/probes/slice.yaml: strides of 0 and of 2^31 on, which SLICE's page allows) refused by
     CreateOperator with E_INVALIDARG (docs/findings/issue25-slice.md)."""
     lane("dml-direct")
     probes = load_file(ROOT / "sweeps" / "probes" / "slice.yaml")
-    records = run("dml-direct", CASES + probes)
+    records = run("dml-direct", CASES + GRAD + probes)
     probed = {c.id for c in probes}
     cases = [r for r in records if r["id"] not in probed]
     assert {r["status"] for r in cases} == {statuses.PASS}, [r["message"] for r in cases if r["status"] != "pass"][:3]
-    assert len(cases) == len(CASES) and max(r["max_ulp"] for r in cases) == 0
+    assert len(cases) == len(CASES) + len(GRAD) and max(r["max_ulp"] for r in cases) == 0
+    assert {r["op"] for r in cases} == {"SLICE", "SLICE1", "SLICE_GRAD"}
     refused = [r for r in records if r["id"] in probed]
     assert len(refused) == 4 and all(r["status"] == statuses.UNSUPPORTED_REQUIRED and "E_INVALIDARG" in r["message"]
                                      for r in refused), [(r["id"], r["status"]) for r in refused]

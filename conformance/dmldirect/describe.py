@@ -92,14 +92,16 @@ class OperatorDescription:
     a data type name, "scalar" {"type", "value"}, an array kind a list (a pointer to its elements;
     NULL where it is empty). output_shape: the output's sizes where they are not shape's. outputs: an
     operator of several outputs (TOP_K: OutputValueTensor, OutputIndexTensor), each {"name", "dtype",
-    "shape"} in the page's order; None: one, OutputTensor.
+    "shape"} in the page's order; None: one, the tensor field named Output... (OutputTensor;
+    SLICE_GRAD's OutputGradientTensor: DirectML names every output tensor so, and no input).
     """
 
     def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
                  output_strides=None, output_shape=None, outputs=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
         tensors = [name for name, kind in fields if kind == "tensor"]
-        output_names = [o["name"] for o in outputs] if outputs else ["OutputTensor"]
+        output_names = [o["name"] for o in outputs] if outputs else [
+            next((name for name in tensors if name.startswith("Output")), "OutputTensor")]
         if not set(output_names) <= set(tensors) or len(tensors) <= len(output_names):
             raise ValueError(f"{desc['struct']}: the fields must name the input tensors and "
                              f"{', '.join(output_names)}: {fields}")
