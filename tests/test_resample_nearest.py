@@ -82,6 +82,7 @@ def test_a_copy_keeps_its_bits():
 def test_the_source_index_names_what_the_oracle_copies():
     """The spec's source_index (written apart from the oracle) picks every element the oracle gives."""
     from conformance import specs
+    assert {c.op for c in CASES} == set(OPERATORS)
     for case in CASES:
         x = case.make_input()
         expected = oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())
