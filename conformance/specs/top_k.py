@@ -3,10 +3,8 @@ import numpy as np
 from conformance.specs.base import (FLOATS, INTEGERS_32, INTEGERS_64, ONE_TO_EIGHT, OnnxNode, OperatorSpec, Output,
                                     Parameter, SupportTable, page)
 from conformance.specs.families import REDUCTION
+X
 
-DECREASING, INCREASING = "DML_AXIS_DIRECTION_DECREASING", "DML_AXIS_DIRECTION_INCREASING"
-# DirectML.h: enum DML_AXIS_DIRECTION { DML_AXIS_DIRECTION_INCREASING, DML_AXIS_DIRECTION_DECREASING }
-AXIS_DIRECTIONS = {INCREASING: 0, DECREASING: 1}
 VALUES, INDICES = "OutputValueTensor", "OutputIndexTensor"
 # Both pages' tables (TOP_K from 2_0, TOP_K1 from 2_1): InputTensor and OutputValueTensor of these types,
 # OutputIndexTensor UINT32 (UINT64 too from 5_0)

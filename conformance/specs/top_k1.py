@@ -16,7 +16,7 @@ SPEC = replace(
                 Parameter("AxisDirection", "enum", top_k.DECREASING,
                           "DML_AXIS_DIRECTION_INCREASING: the smallest K in increasing order; "
                           "DML_AXIS_DIRECTION_DECREASING: the largest K in decreasing order (TOP_K).",
-                          choices=tuple(top_k.AXIS_DIRECTIONS), enum_values=top_k.AXIS_DIRECTIONS),
+                          choices=tuple(top_k.AXIS_DIRECTIONS), enum_values=dict(top_k.AXIS_DIRECTIONS)),
                 top_k.INDEX_TYPE),
     introduced="2_1",
     tables=top_k.TABLES_FROM_2_1,
