@@ -3,7 +3,7 @@ import numpy as np
 from conformance.specs.base import (FLOATS, INTEGERS_32, INTEGERS_64, ONE_TO_EIGHT, OnnxNode, OperatorSpec, Output,
                                     Parameter, SupportTable, page)
 from conformance.specs.families import REDUCTION
-X
+from conformance.specs.indices import AXIS_DIRECTIONS, DECREASING  # noqa: F401 (AXIS_DIRECTIONS: top_k1.py)
 
 VALUES, INDICES = "OutputValueTensor", "OutputIndexTensor"
 # Both pages' tables (TOP_K from 2_0, TOP_K1 from 2_1): InputTensor and OutputValueTensor of these types,
