@@ -23,9 +23,9 @@ SPEC = OperatorSpec(
     constraints=r.SAME_TYPE_AND_RANK + " DimensionCount (the length of Scales, InputPixelOffsets and "
                 "OutputPixelOffsets) is their DimensionCount.",
     tolerance_ulp={"float32": 0, "float16": 0},  # a copy: exact
-    onnx_route="Resize (opset 13), nearest, where one coordinate transformation and nearest mode is the "
-               "mapping: offsets (0.5, -0.5) half_pixel, (0.5, 0) asymmetric, (0.5, -0.5 on the output) "
-               "tf_half_pixel_for_nn, each with round_prefer_ceil; other offsets are not reachable",
+    onnx_route="Resize (opset 13), nearest, where one coordinate transformation (half_pixel, asymmetric, "
+               "tf_half_pixel_for_nn) with floor or round_prefer_ceil is the mapping of every axis (offsets "
+               "0.5 and -0.5: half_pixel, round_prefer_ceil); other offsets are not reachable",
     to_onnx=to_onnx,
     source=page("DML_RESAMPLE1_OPERATOR_DESC"),
     family=DATA_MOVEMENT,
