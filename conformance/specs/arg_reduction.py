@@ -79,6 +79,9 @@ def arg_spec(name: str, word: str, extreme, op_type: str, summary: str) -> Opera
                "OutputType is no field: OutputTensor's DataType, chosen by the case (ids OutputType=int64); "
                "INT64 where a case leaves it unset (the pages give no default; ONNX's ArgMax and ArgMin write INT64 "
                "alone, so only INT64 cases reach ONNX Runtime). The pages' examples are UINT32 cases.",
-               "The pages allow no empty Axes and no reduced axis of size 0 (a slice with no element has no "
-               "index): such cases are refused at load."),
+               "The pages do not say what an empty Axes (AxisCount 0) would mean, nor a reduced axis of size 0 "
+               "(a slice with no element has no index): the harness refuses both at load, and an axis named "
+               "twice. No case has an empty dimension that is not reduced.",
+               "The pages' tables give OutputTensor INT64, INT32, UINT64 and UINT32 at both levels (4_1, 3_0); "
+               "both are transcribed."),
     )
