@@ -368,3 +368,33 @@ def test_fields_in_the_header_s_order_with_tensors_not_first_as_reduce():
     assert list((C.c_uint * 2).from_address(struct.unpack_from("<Q", raw, 32)[0])) == [1, 2]
     with pytest.raises(ValueError, match="struct_order"):
         layout.layout(_spec("REDUCE", reduce.parameters, struct_order=("Function", "InputTensor", "Axes")))
+
+
+class _Upsample2D(C.Structure):
+    """DirectML.h's DML_UPSAMPLE_2D_OPERATOR_DESC: a DML_SIZE_2D {UINT Width; UINT Height} held by value."""
+    _fields_ = [("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p), ("ScaleWidth", C.c_uint),
+                ("ScaleHeight", C.c_uint), ("InterpolationMode", C.c_int)]
+
+
+class _Resample3(C.Structure):
+    """DirectML.h's DML_RESAMPLE3_OPERATOR_DESC: two enums, a count, three FLOAT arrays, a BOOL last."""
+    _fields_ = [("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p), ("InterpolationMode", C.c_int),
+                ("RoundingDirection", C.c_int), ("DimensionCount", C.c_uint), ("Scales", C.POINTER(C.c_float)),
+                ("InputPixelOffsets", C.POINTER(C.c_float)), ("OutputPixelOffsets", C.POINTER(C.c_float)),
+                ("Antialiased", C.c_int)]
+
+
+def test_a_struct_held_by_value_and_float_arrays_byte_for_byte_as_the_header_lays_out_resampling():
+    up = _description("UPSAMPLE_2D", "float32", (1, 1, 2, 3), {"ScaleSize": [3, 2]})
+    assert C.sizeof(up.struct) == C.sizeof(_Upsample2D) == 32 and up.desc.Type == abi.DML_OPERATOR_UPSAMPLE_2D
+    header = _Upsample2D(up.inputs[0].address, up.output.address, 3, 2, 0)
+    assert C.string_at(up.desc.Desc, 28) == bytes(header)[:28] and up.fields()["ScaleSize"] == [3, 2]
+    params = {"RoundingDirection": "DML_AXIS_DIRECTION_DECREASING", "Scales": [2.0, 0.5],
+              "InputPixelOffsets": [0.5, 0.25], "OutputPixelOffsets": [-0.5, 0.0]}
+    d = _description("RESAMPLE3", "float32", (3, 4), {**params, "OutputSizes": [6, 2]})
+    assert C.sizeof(d.struct) == C.sizeof(_Resample3) == 64 and d.desc.Type == abi.DML_OPERATOR_RESAMPLE3
+    raw = C.string_at(d.desc.Desc, 64)
+    assert struct.unpack_from("<iiI", raw, 16) == (0, 1, 2) and struct.unpack_from("<i", raw, 56) == (0,)
+    for offset, name in ((32, "Scales"), (40, "InputPixelOffsets"), (48, "OutputPixelOffsets")):
+        assert list((C.c_float * 2).from_address(struct.unpack_from("<Q", raw, offset)[0])) == params[name]
+    assert "OutputSizes" not in d.fields()  # no field: the output tensor's sizes
