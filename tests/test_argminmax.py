@@ -2,6 +2,7 @@
 the oracle and ONNX Runtime's CPU provider, a selection through the real DirectML (dml-direct and
 dml-wine), bad cases refused at load, the set-valued index judge (ties exact, NaN wide), and the
 injected faults caught with their slices named."""
+import ctypes as C
 from pathlib import Path
 
 import numpy as np
@@ -226,3 +227,28 @@ def test_the_reports_name_a_wrong_index_by_its_slice_and_values(tmp_path):
     row = "Input[0:5], allowed 0: at 0 = 3.0, at 4 = 3.0"
     assert f"| [0]     | {row} |        0 |      4 |" in (tmp_path / "r.md").read_text()
     assert row in (tmp_path / "r.html").read_text()
+
+
+class _ArgDesc(C.Structure):
+    """DirectML.h's DML_ARGMAX_OPERATOR_DESC (and DML_ARGMIN_OPERATOR_DESC, the same fields)."""
+    _fields_ = [("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p), ("AxisCount", C.c_uint),
+                ("Axes", C.POINTER(C.c_uint)), ("AxisDirection", C.c_int)]
+
+
+@pytest.mark.parametrize("op", ["ARGMAX", "ARGMIN"])
+def test_dml_direct_describes_the_struct_byte_for_byte_as_the_header_lays_it_out(op):
+    import json
+    import struct
+
+    from conformance.dmldirect import abi, layout
+    from conformance.dmldirect.describe import OperatorDescription
+    request = layout.request(get(op), "float16", (2, 3, 4), {"Axes": [2, 0], "AxisDirection": DECREASING,
+                                                            "OutputType": "uint64"}, output_shape=(1, 3, 1))
+    d = OperatorDescription.from_case(json.loads(json.dumps(request)))
+    assert d.desc.Type == getattr(abi, f"DML_OPERATOR_{op}") and C.sizeof(d.struct) == C.sizeof(_ArgDesc) == 40
+    raw = C.string_at(d.desc.Desc, 40)
+    axes = (C.c_uint * 2)(2, 0)
+    header = _ArgDesc(d.inputs[0].address, d.output.address, 2, C.cast(axes, C.POINTER(C.c_uint)), 1)
+    assert raw[:20] == bytes(header)[:20] and raw[32:36] == bytes(header)[32:36]  # AxisDirection 1: DECREASING
+    assert list((C.c_uint * 2).from_address(struct.unpack_from("<Q", raw, 24)[0])) == [2, 0]
+    assert list(d.output.buffer.Sizes[:3]) == [1, 3, 1] and d.output.buffer.DataType == abi.DML_TENSOR_DATA_TYPE_UINT64
