@@ -252,3 +252,19 @@ def test_dml_direct_describes_the_struct_byte_for_byte_as_the_header_lays_it_out
     assert raw[:20] == bytes(header)[:20] and raw[32:36] == bytes(header)[32:36]  # AxisDirection 1: DECREASING
     assert list((C.c_uint * 2).from_address(struct.unpack_from("<Q", raw, 24)[0])) == [2, 0]
     assert list(d.output.buffer.Sizes[:3]) == [1, 3, 1] and d.output.buffer.DataType == abi.DML_TENSOR_DATA_TYPE_UINT64
+
+
+def test_conformance_specs_prints_the_tables_with_the_output_types_and_the_index_judge():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "conformance", "specs", "ARGMAX", "ARGMIN"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    for struct in ("DML_ARGMAX_OPERATOR_DESC", "DML_ARGMIN_OPERATOR_DESC"):
+        text = done.stdout.split(struct, 1)[1]
+        assert "family: reduction" in text.split("\n\n")[0]
+        assert "DML_FEATURE_LEVEL_4_1  1 to 8              FLOAT32, FLOAT16, INT64, UINT64, INT32, INT16, INT8, " \
+               "UINT32, UINT16, UINT8  INT64, INT32, UINT64, UINT32 (OutputType)" in text
+        assert "DML_FEATURE_LEVEL_3_0  1 to 8              FLOAT32, FLOAT16, INT32, INT16, INT8, UINT32, UINT16, " \
+               "UINT8                 INT64, INT32, UINT64, UINT32 (OutputType)" in text
+        assert "d3d: OutputTensor: each element one of the indices the page allows there" in text

@@ -484,7 +484,13 @@ def cmd_specs(args) -> int:
         rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
                 for t in spec.tables]
         headers = ["from level", "dimension counts", "data types"]
-        if any(spec.output_dtype(d) != d for d in spec.dtypes):
+        chosen = next((p for p in spec.parameters if p.kind == "tensor_type" and "OutputTensor" in p.tensors), None)
+        if chosen is not None:  # the case chooses it (OutputType): each choice the table's level allows
+            for row, table in zip(rows, spec.tables):
+                row.append(", ".join(c.upper() for c in chosen.choices if _allowed_at(spec, chosen, c, table.level))
+                           + f" ({chosen.name})")
+            headers.append("output data type")
+        elif any(spec.output_dtype(d) != d for d in spec.dtypes):
             for row, table in zip(rows, spec.tables):
                 row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
             headers.append("output data type")
@@ -495,6 +501,13 @@ def cmd_specs(args) -> int:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")
     return exitcodes.CONFORMANT
+
+
+def _allowed_at(spec, parameter, value, level: str) -> bool:
+    """Whether the pages allow this value of the field at this feature level (spec.parameter_level)."""
+    from conformance import featurelevels
+    needed = spec.parameter_level({**spec.defaults(), parameter.name: value}) if spec.parameter_level else None
+    return needed is None or featurelevels.at_least(level, needed)
 
 
 def _ranks(ranks) -> str:

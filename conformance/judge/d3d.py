@@ -174,6 +174,10 @@ def explain(spec, dtype: str = "float32") -> list:
     defaults = {p.name: p.default for p in spec.parameters}
     if spec.accepted is not None:
         return [f"  d3d: the set each element may be, by {spec.accepted.__module__} (its docstring states the rules)"]
+    indexed = [o.name for o in spec.outputs if o.allowed is not None]
+    if indexed:
+        return [f"  d3d: {', '.join(indexed)}: each element one of the indices the page allows there "
+                "(conformance/judge/indices.py; the notes say where the page is silent)"]
     if spec.d3d is None:
         return ["  d3d: exact (zero-width intervals: the device must give the exactly rounded value)"]
     formula = spec.d3d(_float32_params({k: v for k, v in defaults.items() if k != "ScaleBias"}))
