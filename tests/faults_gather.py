@@ -54,22 +54,40 @@ def gather_on_the_wrong_axis(op, x, dtype, **params):
     return data[tuple(place)]
 
 
+def _scatter_places(data, indices, params):
+    """SCATTER: the output place of each index element, in order (flat)."""
+    place = list(np.indices(indices.shape, sparse=False))
+    index = indices.astype(np.int64)
+    place[params["Axis"]] = np.where(index < 0, index + data.shape[params["Axis"]], index)
+    return tuple(p.reshape(-1) for p in place)
+
+
 def colliding_writes_first_wins(op, x, dtype, **params):
-    """SCATTER_ND writing its index tuples in reverse order, so that of colliding tuples the first
-    wins, not the last as the oracle's: the page guarantees neither, so this is no fault."""
+    """SCATTER and SCATTER_ND writing in reverse order, so that of colliding indices the first wins,
+    not the last as the oracle's: the pages guarantee neither, so this is no fault."""
     data, indices, updates = x
+    if op == "SCATTER":
+        output = data.copy()
+        flat = np.ravel_multi_index(_scatter_places(data, indices, params), data.shape)
+        _, first = np.unique(flat, return_index=True)
+        output.reshape(-1)[flat[first]] = updates.reshape(-1)[first]
+        return output
     count = params["IndicesDimensionCount"]
     tuples = indices.reshape(indices.shape[indices.ndim - count:])
-    blocks = updates.reshape(tuples.shape[:-1] + (-1,))
-    flat_tuples, flat_blocks = tuples.reshape(-1, tuples.shape[-1]), blocks.reshape(len(tuples.reshape(-1, tuples.shape[-1])), -1)
+    flat_tuples = tuples.reshape(-1, tuples.shape[-1])
+    flat_blocks = updates.reshape(len(flat_tuples), -1)
     reversed_x = (data, flat_tuples[::-1].reshape(indices.shape), flat_blocks[::-1].reshape(updates.shape))
     return oracle.evaluate(op, reversed_x, dtype, **params)
 
 
 def scatter_dropping_the_last_update(op, x, dtype, **params):
-    """SCATTER_ND whose last index tuple's block is never written: that place keeps the input's values."""
+    """SCATTER or SCATTER_ND whose last index (tuple) is never written: that place keeps the input's values."""
     data, indices, _ = x
     output = oracle.evaluate(op, x, dtype, **params)
+    if op == "SCATTER":
+        last = tuple(p[-1] for p in _scatter_places(data, indices, params))
+        output[last] = data[last]
+        return output
     meaningful = output.reshape(data.shape[data.ndim - params["InputDimensionCount"]:])
     last = indices.reshape(-1, indices.shape[-1])[-1].astype(np.int64)
     place = tuple(int(c) + (meaningful.shape[j] if c < 0 else 0) for j, c in enumerate(last))

@@ -18,11 +18,12 @@ class CaseInput:
     own_values: object = field(default=None, repr=False)
     # An index input: the size of the dimension each element addresses (OperatorSpec.index_bounds)
     bounds: object = field(default=None, repr=False)
+    axis: int | None = None  # the dimension distinct indices differ along (OperatorSpec.index_axis)
 
     def make(self, case_seed: int):
         seed = inputs.input_seed(case_seed, self.name)
         if self.generator["kind"] == inputs.INDICES:
-            return inputs.fill_indices(self.generator, self.dtype, self.shape, seed, self.bounds)
+            return inputs.fill_indices(self.generator, self.dtype, self.shape, seed, self.bounds, self.axis)
         return inputs.fill_input(self.generator, self.dtype, self.shape, seed, self.own_values)
 
     def describe(self) -> dict:

@@ -384,10 +384,11 @@ def _bind_indices(spec, several, params) -> str | None:
         bounds = np.broadcast_to(np.asarray(spec.index_bounds([i.shape for i in several], params), dtype=np.int64),
                                  case_input.shape)
         case_input.bounds = bounds
-        tuples = int(np.prod(bounds.shape[:-1], dtype=np.int64))
-        if case_input.generator.get("distinct") and bounds.size and tuples > np.prod(bounds.reshape(-1, bounds.shape[-1])[0]):
-            return (f"{tuples} distinct index tuples cannot fit the {int(np.prod(bounds.reshape(-1, bounds.shape[-1])[0]))} "
-                    f"places they address")
+        case_input.axis = spec.index_axis(params) if spec.index_axis else None
+        if case_input.generator.get("distinct") and bounds.size:
+            problem = _distinct_problem(bounds, case_input.axis)
+            if problem:
+                return problem
         if kind == "values" and bounds.size:
             values = np.resize(case_input.own_values, bounds.shape).astype(np.int64)
             wrong = (values >= bounds) | (values < (-bounds if signed else 0))
@@ -396,6 +397,16 @@ def _bind_indices(spec, several, params) -> str | None:
                 return (f"{case_input.name}{list(at)} = {values[at]} is out of range: the dimension it addresses "
                         f"has {bounds[at]} elements")
     return None
+
+
+def _distinct_problem(bounds, axis) -> str | None:
+    """Why distinct indices cannot be drawn within bounds (more than the places they address), or None."""
+    if axis is not None:
+        if bounds.shape[axis] > bounds.max():
+            return f"{bounds.shape[axis]} distinct indices along dimension {axis} cannot fit its {bounds.max()} places"
+        return None
+    tuples, places = int(np.prod(bounds.shape[:-1], dtype=np.int64)), int(np.prod(bounds.reshape(-1, bounds.shape[-1])[0]))
+    return f"{tuples} distinct index tuples cannot fit the {places} places they address" if tuples > places else None
 
 
 def padded_strides(shape) -> tuple:

@@ -217,19 +217,29 @@ def fill_input(generator: dict, dtype: str, shape: tuple, seed: int, own_values)
     return fill(generator, dtype, shape, seed, own_values)
 
 
-def fill_indices(generator: dict, dtype: str, shape: tuple, seed: int, bounds) -> np.ndarray:
+def fill_indices(generator: dict, dtype: str, shape: tuple, seed: int, bounds, axis=None) -> np.ndarray:
     """Index values in range: each element below the size of the dimension it addresses (bounds,
-    broadcast to shape), from 0, or with negative: true from minus that size (counting from the end)."""
+    broadcast to shape), from 0, or with negative: true from minus that size (counting from the end).
+    distinct: true: no two alike along axis, or (axis None) no two index tuples along the last dimension."""
     rng = np.random.default_rng(seed)
     sizes = np.broadcast_to(np.asarray(bounds, dtype=np.int64), shape)
     if generator.get("distinct"):
-        drawn = distinct_tuples(rng, sizes)
+        drawn = distinct_tuples(rng, sizes) if axis is None else distinct_along(rng, sizes, axis)
         if generator.get("negative"):  # the same places, some counted from the end
             drawn = np.where(rng.random(shape) < 0.5, drawn - sizes, drawn)
         return drawn.astype(dtype)
     low = -sizes if generator.get("negative") else np.zeros_like(sizes)
     drawn = low + np.floor(rng.random(shape) * (sizes - low)).astype(np.int64)
     return drawn.astype(dtype)
+
+
+def distinct_along(rng, sizes, axis: int) -> np.ndarray:
+    """Indices no two alike along axis: each line a draw without replacement below its size."""
+    moved = np.moveaxis(sizes, axis, -1)
+    lines = moved.reshape(-1, moved.shape[-1])
+    drawn = np.stack([rng.permutation(int(line[0]))[:len(line)] if len(line) else line for line in lines]) \
+        if len(lines) else lines
+    return np.moveaxis(drawn.reshape(moved.shape), -1, axis)
 
 
 def distinct_tuples(rng, sizes) -> np.ndarray:

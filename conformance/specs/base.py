@@ -207,6 +207,9 @@ class OperatorSpec:
     # input's shape, of the size of the dimension each index element addresses (GATHER: the Axis
     # dimension; GATHER_ND: each coordinate's own). The `indices` generator draws within it.
     index_bounds: Callable | None = None
+    # params -> the index input's dimension along which `distinct: true` indices differ (SCATTER: Axis,
+    # each line of indices writing one line of the output); None: index tuples along its last dimension
+    index_axis: Callable | None = None
     # Where the ONNX node takes an input in another shape than DirectML's (DirectML's leading ones
     # dropped, as Gather's indices): (input shapes, params) -> each input's shape as the node takes
     # it. The ONNX routes reshape the inputs so, and the node's output to the case's output shape (the
