@@ -113,7 +113,8 @@ def test_every_slice_grad_case_passes_through_the_oracle_and_none_through_onnx_r
     ("SLICE", "Offsets: {array: [0, 0]}\n      Sizes: {array: [1, 1]}\n      Strides: {array: [1]}",
      "Offsets, Sizes, Strides share DimensionCount and must have one length"),
     ("SLICE1", "InputWindowOffsets: {array: [1, 0]}\n      InputWindowSizes: {array: [3, 4]}\n"
-               "      InputWindowStrides: {array: [1, -1]}", "InputWindowOffsets 1 + InputWindowSizes 3 > InputTensor.Sizes[0] 3"),
+               "      InputWindowStrides: {array: [1, -1]}",
+     "InputWindowOffsets 1 + InputWindowSizes 3 > InputTensor.Sizes[0] 3"),
     ("SLICE1", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [3, 4]}\n"
                "      InputWindowStrides: {array: [1, 0]}", "InputWindowStrides[1] 0: strides may not be 0"),
     ("SLICE1", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [3, 0]}\n"
@@ -122,7 +123,8 @@ def test_every_slice_grad_case_passes_through_the_oracle_and_none_through_onnx_r
                "      InputWindowStrides: {array: [1, -2]}\n      OutputSizes: {array: [3, 3]}",
      "OutputSizes[1] 3: the page allows 1 <= OutputSizes[i] <= MaxCopiedElements[i] 2"),
     ("SLICE_GRAD", "InputWindowOffsets: {array: [0, 0]}\n      InputWindowSizes: {array: [5, 4]}\n"
-                   "      InputWindowStrides: {array: [2, 2]}", "InputGradientTensor.Sizes[1] 4: SLICE1's output sizes"),
+                   "      InputWindowStrides: {array: [2, 2]}",
+     "InputGradientTensor.Sizes[1] 4: SLICE1's output sizes"),
     ("SLICE_GRAD", "InputWindowOffsets: {array: [0, 1]}\n      InputWindowSizes: {array: [5, 8]}\n"
                    "      InputWindowStrides: {array: [2, 2]}\n      OutputSizes: {array: [5, 8]}",
      "InputWindowOffsets 1 + InputWindowSizes 8 > OutputGradientTensor.Sizes[1] 8"),
@@ -136,7 +138,8 @@ def test_a_case_outside_the_input_or_the_page_is_refused_at_load_naming_file_and
     with pytest.raises(CaseFileError) as refused:
         load_file(path)
     # a line of the group: its shapes or its params
-    assert re.match(rf"{re.escape(str(path))}:[4-8]: ", str(refused.value)) and said in str(refused.value), str(refused.value)
+    line = str(refused.value)
+    assert re.match(rf"{re.escape(str(path))}:[4-8]: ", line) and said in line, line
 
 
 class _Slice1(C.Structure):
@@ -206,7 +209,8 @@ def test_a_slice_one_element_off_at_its_start_is_caught_naming_output_and_source
     assert all("copied from Input(" in r["message"] for r in differ)
     grad = run("python:faults_slice:slice_one_element_off_at_start", GRAD)
     caught = {r["id"] for r in grad if r["status"] == statuses.FAIL}
-    assert caught == {r["id"] for r in grad if r["input_shapes"][0][-1] > 1}, "a gradient of one element along the last dimension rolls onto itself"
+    # a gradient of one element along the last dimension rolls onto itself
+    assert caught == {r["id"] for r in grad if r["input_shapes"][0][-1] > 1}
 
 
 def test_a_negative_stride_read_forwards_is_caught_and_a_positive_one_is_not_flagged():
@@ -258,5 +262,6 @@ def test_a_case_of_every_data_type_and_direction_passes_exactly_through_dml_wine
               or c.dtype == "float32" and (c.rank == 8 or c.generator["kind"] == "specials" or "OutputSizes" in c.id)]
     assert {c.dtype for c in chosen} == set(specs.get("SLICE").dtypes) and 20 < len(chosen) < 40
     records = run("dml-wine", chosen)
-    assert {r["status"] for r in records} == {statuses.PASS}, [r["message"] for r in records if r["status"] != "pass"][:3]
+    assert {r["status"] for r in records} == {statuses.PASS}, [r["message"] for r in records
+                                                              if r["status"] != "pass"][:3]
     assert max(r["max_ulp"] for r in records) == 0

@@ -42,8 +42,8 @@ def onnx_slice(starts, ends, steps) -> OnnxNode:
     """ONNX's Slice (opset 13) over every axis, its starts, ends, axes and steps as int64 initializers;
     alone: a shared graph's (1,) placeholder is refused by a Slice over more axes."""
     axes = np.arange(len(starts), dtype=np.int64)
-    return OnnxNode("Slice", 13, constant_inputs=tuple(np.array(v, dtype=np.int64) for v in (starts, ends, axes, steps)),
-                    alone=True)
+    initializers = tuple(np.array(v, dtype=np.int64) for v in (starts, ends, axes, steps))
+    return OnnxNode("Slice", 13, constant_inputs=initializers, alone=True)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
