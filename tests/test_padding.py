@@ -19,7 +19,6 @@ from conformance.run import runner
 from conformance.run.results import ResultsWriter
 
 PADDING = [c for c in load_paths() if c.op in ("PADDING", "PADDING1")]
-REACHED_BY_ONNX = {statuses.PASS}
 SYMMETRIC = "PaddingMode=DML_PADDING_MODE_SYMMETRIC"
 
 
