@@ -21,12 +21,13 @@ def _chosen(y: np.ndarray, extreme, direction: str, nan_is_extreme: bool) -> np.
     """One reading: where each slice of y (last axis) may point. The extreme of its non-NaN values,
     the first (INCREASING) or last (DECREASING) of equal ones (-0 equals +0); a slice of NaN alone
     points anywhere. nan_is_extreme: a slice holding NaN points at any of its NaNs instead."""
-    nan = np.isnan(y) if y.dtype.kind == "f" else np.zeros(y.shape, dtype=bool)
+    floats = y.dtype.kind == "f"
+    nan = np.isnan(y) if floats else np.zeros(y.shape, dtype=bool)
     valued = ~nan
-    fill = (np.inf if extreme is np.min else -np.inf) if y.dtype.kind == "f" else 0
-    with np.errstate(invalid="ignore"):
-        best = extreme(np.where(valued, y, fill), axis=-1, keepdims=True) if y.dtype.kind == "f" else \
-            extreme(y, axis=-1, keepdims=True)
+    if floats:  # NaN left out: it never is the extreme of the numbers
+        best = extreme(np.where(valued, y, np.inf if extreme is np.min else -np.inf), axis=-1, keepdims=True)
+    else:
+        best = extreme(y, axis=-1, keepdims=True)
     ties = (y == best) & valued
     count = y.shape[-1]
     first = np.argmax(ties, axis=-1) if direction == INCREASING else count - 1 - np.argmax(ties[..., ::-1], axis=-1)
