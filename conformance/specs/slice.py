@@ -23,7 +23,7 @@ def shape_check(input_shapes, params) -> str | None:
                 f"InputTensor.DimensionCount {rank}")
     for i, (n, offset, size, stride) in enumerate(zip(input_shapes[0], *(params[a] for a in ARRAYS))):
         if size < 1:
-            return f"Sizes[{i}] {size}: DirectML tensors have no empty dimension (the output's Sizes are Sizes)"
+            return f"Sizes[{i}] {size}: an empty output is not tested (the output's sizes are Sizes)"
         last = offset + stride * (size - 1)
         if last >= n:
             return (f"dimension {i}: Offsets {offset} + Strides {stride} * (Sizes {size} - 1) = {last} reads beyond "
@@ -92,5 +92,6 @@ SPEC = OperatorSpec(
     notes=("Tables transcribed from the page (MicrosoftDocs/sdk-api, ms.date 11/04/2020): 1_0, 2_1, 3_0, 4_1.",
            "The page does not forbid a stride of 0 (SLICE1's page does): such a case repeats one element; "
            "ONNX's Slice cannot express it.",
-           "Empty dimensions are refused at load: the output's sizes are Sizes, and DirectML tensors have none."),
+           "Sizes of 0 (an empty output) are refused at load; the page does not say whether they are allowed, "
+           "and DirectML was not asked."),
 )
