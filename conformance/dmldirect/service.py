@@ -233,8 +233,10 @@ class Engine:
         same; the documented refusal is the conforming answer, and the empty result needs no dispatch."""
         fields = description.fields()
         if result is not None and result.get("hresult", "").startswith("E_INVALIDARG"):
-            empty = np.zeros(description.shape, dtype=description.output_dtype)
-            return {"status": OK, "output": out.put(empty), "fields": fields, "hresult": result["hresult"],
+            # each output empty in its own sizes and type (an output need not have the input's sizes)
+            empty = [out.put(np.zeros(t.shape, dtype=t.dtype)) for t in description.outputs]
+            given = {"outputs": empty} if len(empty) > 1 else {"output": empty[0]}
+            return {"status": OK, **given, "fields": fields, "hresult": result["hresult"],
                     "message": "size-0 dimension: CreateOperator refused it with E_INVALIDARG, as "
                                "DML_BUFFER_TENSOR_DESC documents; the empty output needs no dispatch"}
         if result is not None:
