@@ -104,7 +104,7 @@ SPEC = OperatorSpec(
     in_place=False,
     constraints="InputTensor and OutputTensor must have the same DimensionCount and Sizes (their DataTypes may "
                 "differ: any pair of the table's types at its level).",
-    tolerance_ulp={},  # ulp model: exactly rounded (WebNN's cast allows 1 ULP to float targets)
+    tolerance_ulp={"float64": 0, "float32": 0, "float16": 0},  # exactly rounded (WebNN allows 1 ULP to a float target)
     onnx_route="Cast (opset 19); integer to integer: Clip to the target's range, then Cast; a float beyond an "
                "integer target's range, or NaN, is not reachable (ONNX leaves it undefined)",
     to_onnx=to_onnx,
@@ -120,6 +120,9 @@ SPEC = OperatorSpec(
            "Float to integer: toward zero, NaN to 0, clamped to the range (ftoi, ftou). Float to INT64 or "
            "UINT64 of NaN or beyond the range: no Direct3D rule, any value is accepted.",
            "Integer to float: either neighbour of the exact value (itof: nearest even recommended, not required).",
-           "Integer to integer: clamped to the target's range (Direct3D 3.2.3.9 to 3.2.3.13); ONNX's Cast wraps.",
+           "Integer to integer: clamped to the target's range (Direct3D 3.2.3.9 to 3.2.3.13); ONNX's Cast wraps. "
+           "Where the sign changes (a negative value to an unsigned type, an unsigned one beyond a signed type's "
+           "range) HLSL's cast reinterprets the bits and the store clamps that (DirectML does: "
+           "docs/findings/issue25-cast.md): any value between the two readings is accepted.",
            "The page says nothing of in-place execution: no case aliases (the types may differ)."),
 )
