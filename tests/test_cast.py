@@ -186,3 +186,16 @@ def test_the_smoke_cases_pass_through_dml_wine():
     assert len(smoke) == 6
     records = run("dml-wine", smoke)
     assert {r["status"] for r in records} == {statuses.PASS}, [r.get("message") for r in records][:3]
+
+
+def test_the_compiled_interval_path_leaves_an_accepted_set_to_the_judge():
+    """fused_intervals compiles formulas only: CAST's accepted set comes from judge.bounds on either path."""
+    from conformance.judge import fused_intervals
+    from conformance.judge.d3d import IntervalJudge
+    x = np.array([1 + 3 * 2.0**-12, 70000.0, np.nan, -2.5], np.float32)
+    for target in ("float16", "int8"):
+        judge = IntervalJudge("CAST", "float32", {"OutputType": target})
+        expected = oracle.evaluate("CAST", x, "float32", OutputType=target)
+        compiled, plain = fused_intervals.bounds(judge, x, expected), judge.bounds(x, expected)
+        for got, wanted in zip(compiled, plain):
+            np.testing.assert_array_equal(got, wanted)
