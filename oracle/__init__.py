@@ -121,5 +121,7 @@ def evaluate(op: str, x, dtype: str, **params):
 def round_outputs(reference, types):
     """round_to for one output, or each of several outputs (a tuple) to its own type."""
     if isinstance(reference, tuple):
+        if not isinstance(types, tuple):  # outputs of one type (SPLIT's OutputTensors), as many as there are
+            types = (types,) * len(reference)
         return tuple(round_to(r, t) for r, t in zip(reference, types, strict=True))
     return round_to(reference, types)

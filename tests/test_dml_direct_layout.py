@@ -161,7 +161,8 @@ def test_every_spec_has_a_description_layout_asserted_against_x64():
             assert C.sizeof(desc_type) == size and desc_type.__name__ == spec.struct
             assert [getattr(desc_type, name).offset for name, _ in desc_type._fields_] == offsets
             assert [name for name, _ in desc_type._fields_] == [name for name, _ in fields]
-            if not spec.struct_order and not any(p.array for p in spec.fields):
+            arrays = any(p.array for p in spec.fields) or any(t.count for t in (*spec.inputs, *spec.outputs))
+            if not spec.struct_order and not arrays:  # an array's count field comes before it
                 assert [name for name, _ in fields] == [i.name for i in spec.inputs] + [o.name for o in spec.outputs] + [
                     p.name for p in spec.fields]
             if spec.struct in abi.X64_SIZES:

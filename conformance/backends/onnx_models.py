@@ -18,7 +18,7 @@ def chain(node) -> tuple:
 def onnx_node(node, inputs: list, outputs: list, name: str) -> list:
     """node: specs.base.OnnxNode -> its NodeProtos, each in its own domain: node (named name) reads
     inputs; each node of node.then reads the previous one's output; the last writes outputs."""
-    steps, protos, reads = chain(node), [], inputs
+    steps, protos, reads = chain(node), [], [inputs[k] for k in node.input_order] if node.input_order else inputs
     for k, step in enumerate(steps):
         writes = outputs if k == len(steps) - 1 else [f"{name}_{k}"]
         protos.append(helper.make_node(step.op_type, reads, writes, name=name if k == 0 else f"{name}_{step.op_type}",
@@ -73,7 +73,7 @@ def outputs_as_directml(node, values):
     """A run's values of a node's outputs as DirectML's tensors hold them: one array, or a tuple for
     several, each read in its DirectML type where ONNX's differs (OnnxNode.directml_types)."""
     values = [as_directml(v) for v in values]
-    if node.outputs == 1:
+    if node.outputs == 1 and not node.tuple_outputs:
         return values[0]
     types = node.directml_types or (None,) * len(values)
     return tuple(v if t is None else v.astype(t) for v, t in zip(values, types))
@@ -96,7 +96,8 @@ def node_for(spec, case):
     if not spec.several_inputs or node.input_types:
         return node
     from dataclasses import replace
-    return replace(node, input_types=tuple(spec.tensor_type(i.name, case.dtype, case.params) for i in spec.inputs))
+    return replace(node, input_types=tuple(spec.tensor_type(i.name, case.dtype, case.params)
+                                           for i in spec.input_tensors(case.params)))
 
 
 def input_names(node, prefix: str = "x") -> list:
@@ -160,10 +161,13 @@ def onnx_operands(case, x):
 
 def directml_outcome(case, outcome):
     """An outcome of such a node (onnx_shapes) with its output in the case's output shape: the same
-    elements in the same order, DirectML's dimensions right-aligned."""
+    elements in the same order, DirectML's dimensions right-aligned; or, where the spec's from_onnx
+    says, its outputs as DirectML lays them out."""
     from conformance import specs
-    output = outcome.output
-    if specs.get(case.op).onnx_shapes is not None and isinstance(output, np.ndarray) and \
+    spec, output = specs.get(case.op), outcome.output
+    if spec.from_onnx is not None and output is not None:  # laid out otherwise than DirectML's (NonZero)
+        outcome.output = spec.from_onnx(output, case.input_shapes, case.params)
+    elif spec.onnx_shapes is not None and isinstance(output, np.ndarray) and \
             output.size == int(np.prod(case.outputs[0], dtype=np.int64)):
         outcome.output = output.reshape(case.outputs[0])
     return outcome

@@ -79,7 +79,7 @@ class Case:
         from conformance import specs
         spec = specs.get(self.op)
         return [{"name": o.name, "dtype": spec.tensor_type(o.name, self.dtype, self.params), "shape": list(shape)}
-                for o, shape in zip(spec.outputs, self.outputs)]
+                for o, shape in zip(spec.outputs_for(self.params), self.outputs)]
 
     @property
     def elements(self) -> int:

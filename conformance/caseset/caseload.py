@@ -389,7 +389,7 @@ def _bind_indices(spec, several, params) -> str | None:
             problem = _distinct_problem(bounds, case_input.axis)
             if problem:
                 return problem
-        if kind == "values" and bounds.size:
+        if kind == "values" and bounds.size and spec.indices_outside is None:  # else the page says what they do
             values = np.resize(case_input.own_values, bounds.shape).astype(np.int64)
             wrong = (values >= bounds) | (values < (-bounds if signed else 0))
             if wrong.any():
@@ -515,7 +515,7 @@ def _wanted(parameter, value) -> str | None:
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind == "data_type":
         return None if value in inputs.DATA_TYPES else f"a data type ({', '.join(inputs.DATA_TYPES)})"
-    if parameter.kind == "tensor_type":
+    if parameter.kind in ("tensor_type", "optional_tensor"):
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind in ("int", "uint"):
         whole = number and float(value).is_integer() and (parameter.kind == "int" or value >= 0)
@@ -691,22 +691,29 @@ def _normalise(parameter, value):
 def _several_plan(spec, entry, dtype, params) -> dict:
     """An input entry of an operator with several inputs -> each input's generator and own values,
     the natural length of an "auto" shape, and the label; a crossing past MAX_CROSSED is refused."""
-    names = [i.short for i in spec.inputs]
+    tensors = spec.input_tensors(params)  # a tensor array's each (JOIN's Inputs[0], Inputs[1], ...)
+    names = [i.short for i in tensors]
+    if not names:
+        given = [p.name for p in spec.parameters if p.per_tensor]
+        raise CaseFileError([f"{spec.name} has no input tensor in this case: {' or '.join(given)} gives one value "
+                             "per tensor of its array, and is required"])
     if "each" in entry:
-        given = {spec.input(name).short: generator for name, generator in entry["each"].items()}
+        # a tensor array's k-th by its own name (Inputs[1]), any other input by its name
+        given = {spec.input(name).short + (re.findall(r"\[\d+\]$", name) or [""])[0]: generator
+                 for name, generator in entry["each"].items()}
         missing = [n for n in names if n not in given]
         if missing:
             raise CaseFileError([f"each names no generator for {', '.join(missing)} "
                                  f"({spec.name}'s inputs are {', '.join(names)})"])
         generators = {n: given[n] for n in names}
         own = {i.short: inputs.values_for(generators[i.short], spec.tensor_type(i.name, dtype, params), spec, params)
-               for i in spec.inputs}
+               for i in tensors}
         natural = max(inputs.natural_count(generators[n], own[n]) for n in names)
         return {"generators": generators, "own": own, "natural": natural,
                 "label": entry.get("label") or inputs.several_label(generators)}
     generators = {n: dict(entry) for n in names}
     if entry["kind"] == inputs.PAIRS:
-        odd = [f"{i.short} is {t}" for i in spec.inputs for t in [spec.tensor_type(i.name, dtype, params)]
+        odd = [f"{i.short} is {t}" for i in tensors for t in [spec.tensor_type(i.name, dtype, params)]
                if t != "float16"]
         if odd:
             raise CaseFileError([f"{inputs.PAIRS} makes float16 inputs, and {spec.name}'s {', '.join(odd)}"])
@@ -720,16 +727,21 @@ def _several_plan(spec, entry, dtype, params) -> dict:
         own = {n: inputs.crossed(values, len(names), k) for k, n in enumerate(names)}
         return {"generators": generators, "own": own, "natural": size, "label": inputs.label(entry)}
     own = {i.short: inputs.values_for(entry, spec.tensor_type(i.name, dtype, params), spec, params)
-           for i in spec.inputs}
+           for i in tensors}
     natural = max(inputs.natural_count(entry, own[n]) for n in names)
     return {"generators": generators, "own": own, "natural": natural, "label": inputs.label(entry)}
 
 
 def _case_inputs(spec, plan, dtype, params, shape, broadcast, named=None) -> tuple:
-    """named: each input's own shape in the page's order, where the case names them."""
+    """named: each input's own shape in the page's order, where the case names them (else the spec's
+    input_shapes_rule's, where it has one: JOIN's inputs cut from the joined shape)."""
     from conformance.caseset.case import CaseInput
+    if named is None and spec.input_shapes_rule is not None:
+        named = spec.input_shapes_rule(tuple(shape), params)
+        if isinstance(named, str):
+            raise CaseFileError([f"{spec.name}: {named}"])
     result = []
-    for k, given in enumerate(spec.inputs):
+    for k, given in enumerate(spec.input_tensors(params)):
         dims = next((tuple(sorted(set(d))) for name, d in broadcast.items() if spec.input(name) is given), ())
         if any(d >= len(shape) for d in dims):
             raise CaseFileError([f"broadcast {given.short} along {list(dims)}: the shape {list(shape)} has "

@@ -499,6 +499,8 @@ globals().update(STRUCT_TYPES)
 # ---------------------------------------------------------------------------------------------
 DESC_FIELD_KINDS = {
     "tensor": ("ptr", 8, 8),                      # const DML_TENSOR_DESC*
+    "tensor_array": ("ptr", 8, 8),                # _Field_size_(count) const DML_TENSOR_DESC*: JOIN's InputTensors
+    "absent_tensor": ("ptr", 8, 8),               # _Maybenull_ const DML_TENSOR_DESC*, left NULL by the case
     "scale_bias": ("ptr", 8, 8),                  # _Maybenull_ const DML_SCALE_BIAS*
     "fused_activation": ("ptr", 8, 8),            # _Maybenull_ const DML_OPERATOR_DESC* (its tensors NULL)
     "float": ("c_float", 4, 4),                   # FLOAT

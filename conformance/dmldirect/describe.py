@@ -6,6 +6,7 @@ operator: each case brings its description's layout (conformance/dmldirect/layou
 derives it from the operator's spec on the harness's side).
 """
 import ctypes as C
+import re
 
 import numpy as np
 
@@ -79,6 +80,16 @@ def scalar_bytes(value, dtype: str) -> bytes:
     return raw.ljust(8, b"\0")
 
 
+
+def _slots(names, kinds, count) -> list:
+    """Each binding slot of these tensor fields, in order: True for a bound tensor (a tensor array's
+    tensors, the count left by the plain ones), False for one left NULL."""
+    spare = count - sum(kinds[n] == "tensor" for n in names)
+    slots = []
+    for name in names:
+        slots += [True] * spare if kinds[name] == "tensor_array" else [kinds[name] == "tensor"]
+    return slots
+
 class OperatorDescription:
     """DML_OPERATOR_DESC -> DML_<OP>_OPERATOR_DESC -> tensors (and DML_SCALE_BIAS where the page has it).
 
@@ -99,18 +110,21 @@ class OperatorDescription:
     def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
                  output_strides=None, output_shape=None, outputs=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
-        tensors = [name for name, kind in fields if kind == "tensor"]
+        kinds = dict(fields)
+        tensors = [name for name, kind in fields if kind in ("tensor", "tensor_array")]
         output_names = [o["name"] for o in outputs] if outputs else [
             next((name for name in tensors if name.startswith("Output")), "OutputTensor")]
-        if not set(output_names) <= set(tensors) or len(tensors) <= len(output_names):
+        # A tensor array's k-th tensor (OutputTensors[1]) is its field's (OutputTensors)
+        output_fields = list(dict.fromkeys(re.sub(r"\[\d+\]$", "", name) for name in output_names))
+        input_fields = [name for name in tensors if name not in output_fields]
+        if not set(output_fields) <= set(tensors) or not input_fields:
             raise ValueError(f"{desc['struct']}: the fields must name the input tensors and "
                              f"{', '.join(output_names)}: {fields}")
-        count = len(tensors) - len(output_names) + 1
         self.operator_type = abi.ENUMS[desc["type"]]
         self.dtype, self.output_dtype = dtype, output_dtype or dtype
         self.shape, self.params = tuple(int(s) for s in shape), dict(params)
         self.fields_declared = fields
-        self.own_fields = [(name, kind) for name, kind in fields if kind != "tensor"]
+        self.own_fields = [(name, kind) for name, kind in fields if kind not in ("tensor", "tensor_array", "absent_tensor")]
         names = {name for name, _ in self.own_fields}
         unknown, missing = set(self.params) - names, names - set(self.params)
         if unknown or missing:
@@ -118,9 +132,10 @@ class OperatorDescription:
                 text for text in (unknown and f"no field(s) {', '.join(sorted(unknown))}",
                                   missing and f"no value for {', '.join(sorted(missing))}") if text))
         struct = abi.description_struct(desc["struct"], fields)
-        given = inputs or [{"dtype": dtype, "shape": self.shape, "broadcast": []}] * (count - 1)
-        if len(given) != count - 1:
-            raise ValueError(f"{desc['struct']}: {count - 1} input tensors, {len(given)} described")
+        given = inputs or [{"dtype": dtype, "shape": self.shape, "broadcast": []}] * len(input_fields)
+        plain = sum(kinds[name] == "tensor" for name in input_fields)
+        if len(given) != len(input_fields) if plain == len(input_fields) else len(given) <= plain:
+            raise ValueError(f"{desc['struct']}: {len(input_fields)} input tensor fields, {len(given)} described")
         # Each input its own sizes (GATHER's indices); a broadcast one the case's, with zero strides
         self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"])))
                        if i["broadcast"] else TensorDesc(i["dtype"], i["shape"]) for i in given]
@@ -130,8 +145,14 @@ class OperatorDescription:
                                  output_strides or None)
         # Each output its own type and sizes (the first as output_dtype and output_shape say)
         self.outputs = [self.output] + [TensorDesc(o["dtype"], o["shape"]) for o in (outputs or [])[1:]]
-        inputs_named = [name for name in tensors if name not in output_names]
-        values = {name: tensor.address for name, tensor in zip(inputs_named + output_names, self.inputs + self.outputs)}
+        self.tensor_arrays = {}  # tensor array fields: name -> the DML_TENSOR_DESCs its pointer points at
+        values = {**self._point(input_fields, kinds, self.inputs), **self._point(output_fields, kinds, self.outputs)}
+        # Every tensor slot in the struct's order, False where a case leaves an optional one NULL: DirectML
+        # takes a binding per slot, DML_BINDING_TYPE_NONE for a NULL one (an output's name starts with Output)
+        slots = [name for name, kind in fields if kind in ("tensor", "tensor_array", "absent_tensor")]
+        outputs_all = [n for n in slots if n in output_fields or kinds[n] == "absent_tensor" and n.startswith("Output")]
+        self.input_slots = _slots([n for n in slots if n not in outputs_all], kinds, len(self.inputs))
+        self.output_slots = _slots(outputs_all, kinds, len(self.outputs))
         self.scale_bias = None
         self.scalars = {}  # scalar fields: name -> (data type, union)
         self.arrays = {}  # array fields: name -> the ctypes array its pointer points at
@@ -139,6 +160,21 @@ class OperatorDescription:
         values.update(self._values(self.own_fields, self.params))
         self.struct = struct(**values)
         self.desc = abi.DML_OPERATOR_DESC(Type=self.operator_type, Desc=C.addressof(self.struct))
+
+    def _point(self, names, kinds, tensors) -> dict:
+        """Each tensor field's pointer, in order: a "tensor" its own DML_TENSOR_DESC; a "tensor_array"
+        (JOIN's InputTensors) the first of the DML_TENSOR_DESCs of the tensors the others leave, one
+        after another (DirectML binds each of them as one input or output, in this order)."""
+        spare = len(tensors) - sum(kinds[name] == "tensor" for name in names)
+        values, k = {}, 0
+        for name in names:
+            if kinds[name] == "tensor":
+                values[name], k = tensors[k].address, k + 1
+                continue
+            run, k = tensors[k:k + spare], k + spare
+            self.tensor_arrays[name] = (abi.DML_TENSOR_DESC * len(run))(*(t.desc for t in run))
+            values[name] = C.addressof(self.tensor_arrays[name]) if run else None
+        return values
 
     def _values(self, fields, params) -> dict:
         """The struct values of the fields after the tensors (the memory they point at kept here)."""

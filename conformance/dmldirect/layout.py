@@ -20,12 +20,17 @@ class NoDescription(Exception):
     """DirectML.h has no operator type for this spec: dml-direct cannot reach it."""
 
 
-def layout(spec) -> dict:
-    """{"type", "struct", "fields": [[name, kind], ...]} of spec's operator description."""
+def layout(spec, absent=()) -> dict:
+    """{"type", "struct", "fields": [[name, kind], ...]} of spec's operator description; absent: the
+    optional tensors a case leaves NULL (kind absent_tensor)."""
     type_name = f"DML_OPERATOR_{spec.name}"
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
-    kinds = {i.name: "tensor" for i in spec.inputs} | {o.name: "tensor" for o in spec.outputs}
+    kinds = {}
+    for tensor in (*spec.inputs, *spec.outputs):  # a tensor array: its count, then a pointer to its descs
+        if tensor.count:
+            kinds[tensor.count] = "count"
+        kinds[tensor.name] = "tensor_array" if tensor.count else "tensor"
     order = list(kinds)
     for p in spec.fields:
         if p.array and p.count and p.count not in kinds:
@@ -38,7 +43,7 @@ def layout(spec) -> dict:
             raise ValueError(f"{spec.name}: struct_order {list(spec.struct_order)} names other fields than its "
                              f"tensors, counts and parameters ({', '.join(order)})")
         order = list(spec.struct_order)
-    fields = [[name, kinds[name]] for name in order]
+    fields = [[name, "absent_tensor" if name in absent else kinds[name]] for name in order]
     unknown = [f"{name} ({kind})" for name, kind in fields if kind not in abi.DESC_FIELD_KINDS
                or kind == "tensor" and name not in (*(o.name for o in spec.outputs), *(i.name for i in spec.inputs))]
     if unknown:
@@ -64,17 +69,18 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
     dtype = str(np.dtype(dtype))
     names = [i.name for i in inputs]
     aliased = (names.index(in_place) if isinstance(in_place, str) else 0) if in_place else None
-    output_dtype = str(np.dtype(spec.tensor_type(spec.outputs[0].name, dtype, values)))
+    bound = spec.outputs_for(values)
+    output_dtype = str(np.dtype(spec.tensor_type(bound[0].name, dtype, values)))
     outputs = [{"name": o.name, "dtype": str(np.dtype(spec.tensor_type(o.name, dtype, values))),
-                "shape": [int(n) for n in shape]} for o, shape in zip(spec.outputs, output_shapes or ())]
+                "shape": [int(n) for n in shape]} for o, shape in zip(bound, output_shapes or ())]
     return {"op": spec.name, "dtype": dtype, "output_dtype": output_dtype,
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
-            "desc": layout(spec), "params": _wired(spec, values, dtype),
+            "desc": layout(spec, spec.absent_tensors(values)), "params": _wired(spec, values, dtype),
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
                         "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
             "output_strides": [int(s) for s in output_strides] or None,
             "output_shape": None if output_shape is None else [int(n) for n in output_shape],
-            "outputs": outputs if spec.several_outputs else None}
+            "outputs": outputs if spec.tuple_outputs(values) else None}
 
 
 def _wired(spec, values, dtype) -> dict:
@@ -83,6 +89,9 @@ def _wired(spec, values, dtype) -> dict:
     for p in spec.fields:
         if p.array and p.count:
             wired[p.count] = len(wired[p.name])
+    for tensor in (*spec.inputs, *spec.outputs):
+        if tensor.count:  # the number of tensors a case gives its tensor array
+            wired[tensor.count] = len(spec.input_tensors(values) if tensor in spec.inputs else spec.outputs_for(values))
     return wired
 
 

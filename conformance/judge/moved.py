@@ -11,9 +11,11 @@ from conformance.judge.compare import (WORST_SHOWN, Comparison, differing, empty
 from conformance.judge.ulp import ulp_distance
 
 
-def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
+def compare_moved(spec, x, expected, actual, params: dict, output=None) -> Comparison:
     """x: the input (or inputs, in the page's order, each of its own shape); expected: the oracle's
-    output; actual: the device's. The d3d figures are the same verdicts, as zero-width intervals."""
+    output; actual: the device's. output: which of several outputs this is, where each copies from
+    elsewhere (SPLIT's OutputTensors[k]: source_index takes it as a keyword). The d3d figures are the
+    same verdicts, as zero-width intervals."""
     expected, actual = np.asarray(expected), np.asarray(actual)
     wrong = wrong_type_or_shape(expected, actual)
     if wrong is not None:
@@ -43,7 +45,8 @@ def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
     inputs = x if operands.several(x) else (x,)
     outputs = np.unravel_index(order, expected.shape)
     # (which input, per element; the index in it, one array per input dimension)
-    sources = spec.source_index(outputs, inputs, params)
+    sources = spec.source_index(outputs, inputs, params, **({} if output is None else {"output": output}))
+    names = [i.short for i in spec.input_tensors(params)]  # a tensor array's each: Inputs[1]
     result.worst = []
     for k, position in enumerate(order):
         which = int(np.broadcast_to(sources[0], order.shape)[k])
@@ -52,7 +55,7 @@ def compare_moved(spec, x, expected, actual, params: dict) -> Comparison:
         value = np.asarray(inputs[which])[source] if which >= 0 else flat_e[position]
         result.worst.append({
             "index": [int(axis[k]) for axis in outputs], "source": list(source) if which >= 0 else None,
-            "source_input": spec.inputs[which].short if which >= 0 else None, "input": jsonable(value),
+            "source_input": names[which] if which >= 0 else None, "input": jsonable(value),
             "expected": jsonable(flat_e[position]), "actual": jsonable(flat_a[position]),
             "lo": jsonable(flat_e[position]), "hi": jsonable(flat_e[position]),
             "ulp": "nan" if nan_mismatch[position] else int(distance[position]),

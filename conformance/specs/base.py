@@ -1,5 +1,6 @@
 """What a DirectML operator page says, as data."""
 import math
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable
@@ -45,6 +46,10 @@ class Parameter:
     # the page lets a case choose them within what the fields allow (SLICE1's output: any
     # 1 <= OutputSizes[i] <= MaxCopiedElements[i]); None: the spec's shape rule's own sizes
     sizes_of: str | None = None
+    # An array that is no field of the struct: one value per tensor of the tensor array it names (JOIN's
+    # InputTensors, SPLIT's OutputTensors: each one's size along Axis); its `count` is that array's, so
+    # its length is the number of tensors a case gives (Input.count, Output.count)
+    per_tensor: str | None = None
 
     @property
     def array(self) -> bool:
@@ -77,6 +82,11 @@ class OnnxNode:
     outputs: int = 1
     # Each output's DirectML type where ONNX's differs (TopK's int64 indices: UINT32), read as that type
     directml_types: tuple = ()
+    # Its outputs are a tuple even where there is one (SPLIT into one tensor: a tensor array of one)
+    tuple_outputs: bool = False
+    # The node's inputs, where its order is not the graph inputs then constant_inputs: positions in that
+    # list (OneHot's (indices, depth, values): the depth initializer between two graph inputs, (0, 2, 1))
+    input_order: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -90,15 +100,37 @@ class Input:
     aliases_output: bool = True  # the output may alias it in place (where the page allows in-place)
     # case data type -> this input's data type, where it is not the case's (IF's condition: uint8)
     dtype: Callable | None = None
+    # A tensor array (JOIN's InputTensors): the struct's count field (InputCount) before a pointer to
+    # that many DML_TENSOR_DESCs; a case gives the count through the Parameter naming it (per_tensor)
+    count: str | None = None
 
     @property
     def short(self) -> str:
-        """The name without "Tensor" (A, B, Condition): case ids, reports, oracle keywords."""
-        return self.name.removesuffix("Tensor") or self.name
+        """The name without "Tensor" (A, B, Condition; a tensor array's k-th: Inputs[1]): case ids,
+        reports, oracle keywords."""
+        return short_name(self.name)
 
     def data_type(self, case_dtype: str) -> str:
         """This input's data type by the page's rule (OperatorSpec.tensor_type: as a case chooses)."""
         return self.dtype(case_dtype) if self.dtype else case_dtype
+
+
+def short_name(name: str) -> str:
+    """A tensor field's name without "Tensor": InputTensor -> Input, InputTensors[1] -> Inputs[1]."""
+    return re.sub(r"Tensor(?=s?(\[\d+\])?$)", "", name) or name
+
+
+def expand(tensors, params: dict, parameters) -> tuple:
+    """Inputs or Outputs with each tensor array (count set) replaced by its tensors, name[k], as many as
+    the case's per_tensor parameter has values (none where it is unset)."""
+    result = []
+    for tensor in tensors:
+        if tensor.count is None:
+            result.append(tensor)
+            continue
+        given = next((params.get(p.name) for p in parameters if p.per_tensor == tensor.name), None) or ()
+        result += [replace(tensor, name=f"{tensor.name}[{k}]", count=None) for k in range(len(given))]
+    return tuple(result)
 
 
 ONE_INPUT = (Input("InputTensor"),)
@@ -118,14 +150,34 @@ class Output:
     # the values those indices select (judged against them where the device's indices are allowed)
     indices_from: str | None = None
     gather: Callable | None = None
+    # _Maybenull_: a case may leave it NULL, by a Parameter of kind "optional_tensor" of its name
+    # (optional_tensor(): "present" or "absent"); OperatorSpec.outputs_for gives those a case binds
+    optional: bool = False
+    count: str | None = None  # a tensor array (SPLIT's OutputTensors), as Input.count
+    # An index output whose indices count over a slice of the first input (ARGMAX, TOP_K): a wrong one is
+    # named by that slice and the input values at its indices; False: by the indices alone (NONZERO_COORDINATES)
+    slice_of_input: bool = True
+    # (inputs, params) -> a boolean mask of this output's shape, True where the page leaves the element
+    # undefined (NONZERO_COORDINATES' rows past the count): any value is accepted there
+    undefined: Callable | None = None
 
     @property
     def short(self) -> str:
-        """The name without "Tensor" (OutputValue, OutputIndex): records and reports."""
-        return self.name.removesuffix("Tensor") or self.name
+        """The name without "Tensor" (OutputValue, OutputIndex; Outputs[1]): records and reports."""
+        return short_name(self.name)
 
 
 ONE_OUTPUT = (Output("OutputTensor"),)
+PRESENT, ABSENT = "present", "absent"
+# Parameters that are no field of the struct: a tensor's data type, an optional tensor's presence
+NO_FIELD_KINDS = ("tensor_type", "optional_tensor")
+
+
+def optional_tensor(name: str, description: str) -> Parameter:
+    """The presence of the _Maybenull_ tensor field `name`, which a case chooses: "present" (the
+    default) or "absent" (NULL in the description; no such output in the results)."""
+    return Parameter(name, "optional_tensor", PRESENT, f"Not a field: whether {name} is bound. {description}",
+                     choices=(PRESENT, ABSENT))
 
 
 def same_type(dtype: str) -> str:
@@ -215,6 +267,20 @@ class OperatorSpec:
     # it. The ONNX routes reshape the inputs so, and the node's output to the case's output shape (the
     # same elements in the same order).
     onnx_shapes: Callable | None = None
+    # Where the inputs' own shapes follow from the case's shape and fields (JOIN: the joined shape cut
+    # along Axis into each input's size): (case shape, params) -> each input tensor's shape, in order
+    input_shapes_rule: Callable | None = None
+    # Where the page defines an index outside the dimension it addresses (ONE_HOT: ignored), its words: a
+    # case's `values` may then hold such indices. None: an index out of range is refused at load.
+    indices_outside: str | None = None
+    # Where the ONNX node's outputs are laid out otherwise than DirectML's (NonZero's [rank, count] for
+    # NONZERO_COORDINATES' count and coordinate rows): (the node's output or outputs, input shapes, params) ->
+    # DirectML's output or tuple of outputs. The ONNX routes apply it to every outcome with an output.
+    from_onnx: Callable | None = None
+
+    def input_tensors(self, params: dict) -> tuple:
+        """Each input tensor of a case with these fields, a tensor array's each (InputTensors[k])."""
+        return expand(self.inputs, params, self.parameters)
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:
         """Each output's shape, from each input's shape (in the page's order) and the field values."""
@@ -229,9 +295,28 @@ class OperatorSpec:
         check = self.shape_check or self.family.shape_check
         return check(tuple(map(tuple, input_shapes)), params) if check else None
 
+    def outputs_for(self, params) -> tuple:
+        """The outputs a case of these field values binds: every one but an optional one left absent, a
+        tensor array's each (SPLIT's OutputTensors[k])."""
+        absent = self.absent_tensors(params)
+        return expand(tuple(o for o in self.outputs if o.name not in absent), params or {}, self.parameters)
+
+    def tuple_outputs(self, params) -> bool:
+        """Whether a case's outputs come as a tuple: several bound, or a tensor array's (SPLIT into one)."""
+        return len(self.outputs_for(params)) > 1 or self.output_arrays
+
+    def absent_tensors(self, params) -> tuple:
+        """The optional tensor fields these values leave NULL."""
+        return tuple(o.name for o in self.outputs if o.optional and (params or {}).get(o.name) == ABSENT)
+
     @property
     def several_outputs(self) -> bool:
-        return len(self.outputs) > 1
+        return len(self.outputs) > 1 or self.output_arrays
+
+    @property
+    def output_arrays(self) -> bool:
+        """An output is a tensor array (SPLIT's OutputTensors)."""
+        return any(o.count for o in self.outputs)
 
     @property
     def copies(self) -> bool:
@@ -241,9 +326,11 @@ class OperatorSpec:
 
     @property
     def several_inputs(self) -> bool:
-        return len(self.inputs) > 1
+        return len(self.inputs) > 1 or any(i.count for i in self.inputs)
 
     def input(self, name: str) -> Input | None:
+        """The input named (its struct name or short); a tensor array's k-th (Inputs[1]) is the array."""
+        name = re.sub(r"\[\d+\]$", "", name)
         return next((i for i in self.inputs if name in (i.name, i.short)), None)
 
     @property
@@ -260,7 +347,8 @@ class OperatorSpec:
     @property
     def fields(self) -> tuple:
         """The parameters that are fields of the struct (after OutputTensor, in order)."""
-        return tuple(p for p in self.parameters if p.kind != "tensor_type" and p.sizes_of is None)
+        return tuple(p for p in self.parameters if p.kind not in NO_FIELD_KINDS and p.sizes_of is None
+                     and p.per_tensor is None)
 
     def tensor_type(self, tensor: str, dtype: str, params: dict | None = None) -> str:
         """The data type of the tensor named (an input's or OutputTensor) in a case of data type dtype
@@ -268,7 +356,7 @@ class OperatorSpec:
         for p in self.parameters:
             if p.kind == "tensor_type" and tensor in p.tensors and (params or {}).get(p.name) is not None:
                 return params[p.name]
-        output = next((o for o in self.outputs if o.name == tensor), None)
+        output = next((o for o in self.outputs if o.name == re.sub(r"\[\d+\]$", "", tensor)), None)
         if output is not None:
             return output.dtype(dtype) if output.dtype else self.output_dtype(dtype)
         return self.output_dtype(dtype) if tensor == "OutputTensor" else self.input(tensor).data_type(dtype)

