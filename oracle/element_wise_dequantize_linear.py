@@ -16,7 +16,13 @@ def output_dtype(dtype: str, OutputType=None) -> str:
     return OutputType or "float32"
 
 
+def dequantized(values, scale, zero_point) -> np.ndarray:
+    """(values - zero_point) * scale: the difference exact, the product in float64, unrounded (the
+    dequantizing rule of DEQUANTIZE and ELEMENT_WISE_QUANTIZED_LINEAR_ADD too)."""
+    difference = np.asarray(values).astype(np.int64) - np.asarray(zero_point).astype(np.int64)
+    return difference.astype(np.float64) * np.asarray(scale, dtype=np.float64)
+
+
 def reference(x, dtype: str, nan_rule="d3d", OutputType=None) -> np.ndarray:
     values, scale, zero_point = x
-    difference = values.astype(np.int64) - zero_point.astype(np.int64)
-    return difference.astype(np.float64) * scale.astype(np.float64)
+    return dequantized(values, scale, zero_point)

@@ -23,10 +23,16 @@ def scale_dtype(dtype: str) -> str:
     return "float32" if dtype == "int32" else dtype
 
 
-def reference(x, dtype: str, nan_rule="d3d", OutputType=None) -> np.ndarray:
-    values, scale, zero_point = x
-    quotient = values.astype(np.float64) / scale.astype(np.float64)
-    shifted = np.rint(quotient) + zero_point.astype(np.float64)
-    target = output_dtype(dtype, OutputType)
+def quantized(values, scale, zero_point, target: str) -> np.ndarray:
+    """clamp(round(values / scale) + zero_point, Min, Max) in float64, ties to even, NaN to 0, Min and
+    Max those of the integer type target: the rounding rule of every quantizing page (QUANTIZE,
+    DYNAMIC_QUANTIZE_LINEAR, ELEMENT_WISE_QUANTIZED_LINEAR_ADD take it from here)."""
+    quotient = np.asarray(values, dtype=np.float64) / np.asarray(scale, dtype=np.float64)
+    shifted = np.rint(quotient) + np.asarray(zero_point, dtype=np.float64)
     bounds = np.iinfo(target)
     return np.clip(np.nan_to_num(shifted, nan=0.0), bounds.min, bounds.max).astype(target)
+
+
+def reference(x, dtype: str, nan_rule="d3d", OutputType=None) -> np.ndarray:
+    values, scale, zero_point = x
+    return quantized(values, scale, zero_point, output_dtype(dtype, OutputType))
