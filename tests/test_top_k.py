@@ -98,6 +98,17 @@ def test_the_two_outputs_swapped_are_caught_in_both_outputs():
     assert "at OutputValue(0, 0, 0, 0): copied from Input(0, 0, 0, 3) = 11.0" in record["message"]
 
 
+def test_a_saved_failure_keeps_each_output_by_its_name(tmp_path):
+    chosen = select(TOP_K, "TOP_K/float32/rank4[1x1x3x4]/Axis=3,K=2/values")
+    record = runner.run(chosen, backends.create("python:faults_top_k:top_k_outputs_swapped"), "6_0", ResultsWriter(None),
+                        save_failures=tmp_path).records[0]
+    saved = np.load(Path(record["repro"]) / "tensors.npz")
+    assert {k: (saved[k].dtype.name, saved[k].shape) for k in saved} == {
+        "input": ("float32", (1, 1, 3, 4)), **{f"{side}_{name}": (dtype, (1, 1, 3, 2)) for side in ("expected", "actual")
+                                                for name, dtype in (("OutputValue", "float32"), ("OutputIndex", "uint32"))}}
+    assert saved["expected_OutputIndex"].tolist() == saved["actual_OutputValue"].astype(np.uint32).tolist()
+
+
 def test_ties_broken_the_wrong_way_are_caught_where_there_are_ties_alone():
     records = run("python:faults_top_k:top_k_ties_broken_the_wrong_way", TOP_K)
     failed = _failed(records)

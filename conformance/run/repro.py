@@ -28,13 +28,20 @@ def save_case(directory, case, x, outcome) -> str:
     return str(folder)
 
 
+def _outputs(prefix, value, case) -> dict:
+    """{prefix: the output}, or for several outputs each by its name (expected_OutputValue, ...)."""
+    if isinstance(value, tuple):
+        return {f"{prefix}_{o.short}": np.asarray(v) for o, v in zip(specs.get(case.op).outputs, value)}
+    return {prefix: np.asarray(value)}
+
+
 def _save(folder, case, x, outcome):
     folder.mkdir(parents=True, exist_ok=True)
     # several inputs: input_A, input_B, ... (their own shapes; case.json says which are broadcast)
     given = {f"input_{i.name}": v for i, v in zip(case.inputs, x)} if case.several else {"input": x}
-    arrays = {**given, "expected": oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())}
+    arrays = {**given, **_outputs("expected", oracle.evaluate(case.op, x, case.dtype, **case.oracle_params()), case)}
     if outcome.output is not None:
-        arrays["actual"] = np.asarray(outcome.output)
+        arrays.update(_outputs("actual", outcome.output, case))
     np.savez(folder / "tensors.npz", **arrays)
     write_report(folder / "case.json", jsonfloats.dumps(case.describe(), indent=2, default=str))
     try:
