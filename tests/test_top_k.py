@@ -208,3 +208,13 @@ def test_every_case_passes_exactly_through_dml_direct():
                                                               if r["status"] != statuses.PASS][:3]
     assert {r["dtype"] for r in records} == {"float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32",
                                              "uint16", "uint8"}
+
+
+def test_conformance_specs_lists_each_level_s_index_types():
+    done = subprocess.run([sys.executable, "-m", "conformance", "specs", "TOP_K1"], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("DML_FEATURE_LEVEL_")}
+    assert set(rows) == {"DML_FEATURE_LEVEL_5_0", "DML_FEATURE_LEVEL_3_1", "DML_FEATURE_LEVEL_2_1"}
+    assert "OutputIndexTensor data type" in done.stdout and rows["DML_FEATURE_LEVEL_5_0"].endswith("UINT32, UINT64")
+    assert rows["DML_FEATURE_LEVEL_3_1"].endswith("UINT32") and "INT64" not in rows["DML_FEATURE_LEVEL_3_1"]

@@ -494,6 +494,13 @@ def cmd_specs(args) -> int:
             for row, table in zip(rows, spec.tables):
                 row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
             headers.append("output data type")
+        for output in spec.outputs[1:]:  # several outputs (TOP_K's OutputIndexTensor): each one's types
+            chooser = next((p for p in spec.parameters if p.kind == "tensor_type" and output.name in p.tensors), None)
+            for row, table in zip(rows, spec.tables):
+                types = [c for c in chooser.choices if _allowed_at(spec, chooser, c, table.level)] if chooser \
+                    else sorted({spec.tensor_type(output.name, d) for d in table.dtypes})
+                row.append(", ".join(t.upper() for t in types))
+            headers.append(f"{output.name} data type")
         print(tabulate(rows, headers=headers))
         from conformance.judge.d3d import explain
         print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
