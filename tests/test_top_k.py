@@ -218,3 +218,17 @@ def test_conformance_specs_lists_each_level_s_index_types():
     assert set(rows) == {"DML_FEATURE_LEVEL_5_0", "DML_FEATURE_LEVEL_3_1", "DML_FEATURE_LEVEL_2_1"}
     assert "OutputIndexTensor data type" in done.stdout and rows["DML_FEATURE_LEVEL_5_0"].endswith("UINT32, UINT64")
     assert rows["DML_FEATURE_LEVEL_3_1"].endswith("UINT32") and "INT64" not in rows["DML_FEATURE_LEVEL_3_1"]
+
+
+def test_a_device_giving_one_output_of_two_fails_saying_so():
+    from conformance.judge.entry import compare_case
+    case = select(TOP_K, "TOP_K/float32/rank4[1x1x3x4]/Axis=3,K=2/values")[0]
+    x = case.make_input()
+    values, indices = oracle.evaluate(case.op, x, case.dtype, **case.params)
+    for given, wrong in ((values, 12), ((values,), 12), ((values, indices.astype(np.int64)), 6)):
+        comparison = compare_case(case, x, given)
+        assert not comparison.passed and comparison.elements == 12 and comparison.mismatches == wrong
+    assert compare_case(case, x, values).problem == "1 output(s), expected 2 (OutputValueTensor, OutputIndexTensor)"
+    assert compare_case(case, x, (values, indices.astype(np.int64))).problem == \
+        "OutputIndex: output data type int64, expected uint32"
+    assert compare_case(case, x, (values, indices)).passed
