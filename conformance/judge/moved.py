@@ -23,7 +23,7 @@ def compare_moved(spec, x, expected, actual, params: dict, output=None) -> Compa
     flat_e, flat_a = expected.reshape(-1), actual.reshape(-1)
     bad = differing(flat_e, flat_a)
     if spec.source_alternatives is not None and bad.any():
-        bad = _allowed_alternatives(spec, x, flat_a, bad, expected.shape, params)
+        bad = _allowed_alternatives(spec, x, flat_e, flat_a, bad, expected.shape, params)
     if expected.dtype.kind == "f":
         nan_mismatch = np.isnan(flat_e) != np.isnan(flat_a)
         distance = np.where(np.isnan(flat_e) | np.isnan(flat_a), 0, ulp_distance(flat_e, flat_a))
@@ -68,14 +68,15 @@ def compare_moved(spec, x, expected, actual, params: dict, output=None) -> Compa
     return result
 
 
-def _allowed_alternatives(spec, x, flat_actual, bad, shape, params):
-    """bad, less the elements equal to a copy the page allows instead (spec.source_alternatives)."""
+def _allowed_alternatives(spec, x, flat_expected, flat_actual, bad, shape, params):
+    """bad, less the elements equal to a copy the page allows instead (spec.source_alternatives); an
+    alternative of which -1 is the page's constant there, the oracle's value."""
     positions = np.flatnonzero(bad)
     inputs = x if operands.several(x) else (x,)
     bad = bad.copy()
     for which, source in spec.source_alternatives(np.unravel_index(positions, shape), inputs, params):
         which = np.broadcast_to(which, positions.shape)
-        values = np.empty(positions.shape, dtype=flat_actual.dtype)
+        values = flat_expected[positions].astype(flat_actual.dtype)
         for k, array in enumerate(inputs):
             chosen = which == k
             if chosen.any():
