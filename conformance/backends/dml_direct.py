@@ -55,7 +55,7 @@ from conformance.backends import wine_lane
 from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABLE, OK, TIMEOUT, UNSUPPORTED,
                                        Backend, BackendUnavailable, BadInput, Outcome, number_option)
 from conformance.backends.wine_lane import Process, lane_home
-from conformance.caseset import inputs
+from conformance.caseset import inputs, strides
 from conformance.dmldirect import layout
 from conformance.statuses import FAIL
 from conformance.worker import shared
@@ -425,7 +425,9 @@ class DmlDirectBackend(Backend):
                                          case.in_place and (case.in_place_input or True), given,
                                          case.output_strides,
                                          None if case.outputs[0] == tuple(case.shape) else case.outputs[0],
-                                         case.outputs)
+                                         case.outputs, case.input_strides)
+                if case.input_strides:  # the worker binds the storage the strides read x from
+                    x = strides.storage(x, case.input_strides)
             except layout.NoDescription as error:
                 outcomes[index] = Outcome(NOT_REACHABLE, message=str(error))
                 continue

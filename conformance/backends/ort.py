@@ -109,7 +109,7 @@ class OrtBackend(Backend):
         """-> (OnnxNode, key) or the Outcome that says why the case cannot run (memoised)."""
         memo_key = (case.op, case.dtype, case.in_place, repr(sorted(case.params.items())),
                     any(i.broadcast for i in case.inputs), case.shape if specs.get(case.op).onnx_for_shape else None,
-                    case.id if specs.get(case.op).onnx_undefined else None)
+                    case.id if specs.get(case.op).onnx_undefined else None, bool(case.input_strides))
         found = self._nodes.get(memo_key)
         if found is None:
             found = self._nodes[memo_key] = case_node(case)
@@ -348,6 +348,9 @@ def case_node(case):
     if case.in_place:
         return Outcome(NOT_REACHABLE, message="in-place execution (output aliasing the input) "
                                               "cannot be requested through ONNX Runtime")
+    if case.input_strides:
+        return Outcome(NOT_REACHABLE, message="an input bound with strides of its own is DirectML's binding; "
+                                              "ONNX Runtime passes the tensor packed")
     spec = specs.get(case.op)
     if not spec.onnx_broadcasts and any(i.broadcast for i in case.inputs):
         return Outcome(NOT_REACHABLE, message=f"{spec.name}: the ONNX node does not broadcast as DirectML does "

@@ -54,6 +54,9 @@ class Case:
     # The output's strides in elements (dml-direct's DML_BUFFER_TENSOR_DESC; empty: packed). Other
     # routes have no strides: ONNX Runtime's output is packed, and the oracle is unaffected.
     output_strides: tuple = ()
+    # The input's strides in elements (a case file's input_strides; empty: packed): the input is the
+    # strided view of a packed storage (conformance/caseset/strides.py), which dml-direct binds so
+    input_strides: tuple = ()
     # --max-elements cut this streamed sweep to a strided sample: how, in words ("" where it runs whole)
     cut: str = ""
     # Each output's shape, by the spec's shape rule (set at load; empty: one output of the case's shape)
@@ -101,6 +104,11 @@ class Case:
             return inputs.fill(self.generator, self.dtype, self.shape, self.seed, None)
         if self.inputs:
             return tuple(i.make(self.seed) for i in self.inputs)
+        if self.input_strides:
+            from conformance.caseset import strides
+            stored = inputs.fill(self.generator, self.dtype, (strides.storage_size(self.shape, self.input_strides),),
+                                 self.seed, self.own_values)
+            return strides.view(stored, self.shape, self.input_strides)
         return inputs.fill(self.generator, self.dtype, self.shape, self.seed, self.own_values)
 
     def oracle_params(self) -> dict:
@@ -116,5 +124,6 @@ class Case:
                 **({"inputs": [i.describe() for i in self.inputs], "in_place_input": self.in_place_input}
                    if self.inputs else {}),
                 **({"output_strides": list(self.output_strides)} if self.output_strides else {}),
+                **({"input_strides": list(self.input_strides)} if self.input_strides else {}),
                 **({"output_tensors": self.output_tensors} if len(self.outputs) > 1 else {}),
                 **({"cut": self.cut} if self.cut else {})}

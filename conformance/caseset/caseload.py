@@ -16,7 +16,7 @@ import numpy as np
 import yaml
 
 from conformance import featurelevels, specs
-from conformance.caseset import arrays, inputs
+from conformance.caseset import arrays, inputs, strides
 from conformance.caseset.case import Case
 from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
 from conformance.caseset.selection import compile_expression
@@ -322,6 +322,7 @@ def _check_group(spec, group, at, where, max_elements) -> list:
             problems += _check_several(spec, name, generator, here)
     problems += _check_broadcast(spec, group, at, where)
     problems += _check_output_strides(group, at, where)
+    problems += _check_input_strides(spec, group, at, where)
     in_place = group.get("in_place", False)
     if isinstance(in_place, str):
         chosen = spec.input(in_place)
@@ -453,6 +454,23 @@ def _check_output_strides(group, at, where) -> list:
         return []
     return [f"{here}{problem}" for shape in group["shapes"] if isinstance(shape, list)
             for problem in [_strides_problem(given, shape)] if problem] + \
+           [f"{here}explicit strides need explicit shapes, not {shape!r}" for shape in group["shapes"]
+            if not isinstance(shape, list)]
+
+
+def _check_input_strides(spec, group, at, where) -> list:
+    given = group.get("input_strides")
+    if given is None:
+        return []
+    here = where(*at, "input_strides")
+    if spec.several_inputs:
+        return [f"{here}{spec.name} has {len(spec.inputs)} inputs: input_strides is for an operator of one"]
+    if group.get("in_place"):
+        return [f"{here}an in-place output aliases its input: the input cannot have strides of its own"]
+    if any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+        return [f"{here}a streamed generator runs in chunks of its own shape: give a fixed input instead"]
+    return [f"{here}{problem}" for shape in group["shapes"] if isinstance(shape, list)
+            for problem in [strides.problem(given, shape)] if problem] + \
            [f"{here}explicit strides need explicit shapes, not {shape!r}" for shape in group["shapes"]
             if not isinstance(shape, list)]
 
@@ -664,7 +682,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             continue
         outputs = spec.output_shapes(input_shapes, full)
         case_id = _case_id(spec, dtype, shape, from_generator, chosen, label, in_place, broadcast, in_place_input,
-                           group.get("output_strides"), several if own_shapes(shape_entry) else ())
+                           group.get("output_strides"), several if own_shapes(shape_entry) else (),
+                           group.get("input_strides"))
         if case_id in ids:
             problems.append(f"{source}: duplicate case id {case_id} (also {ids[case_id]})")
             continue
@@ -677,7 +696,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
             inputs=several, in_place_input=in_place_input, cut=cut, output_shapes=outputs,
-            output_strides=_output_strides(group, outputs[0])))
+            output_strides=_output_strides(group, outputs[0]),
+            input_strides=tuple(int(s) for s in group.get("input_strides") or ())))
     return cases
 
 
@@ -803,7 +823,7 @@ def _tolerance(override, spec, dtype, from_file) -> int:
 
 
 def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadcast=None,
-             in_place_input=None, output_strides=None, own=()) -> str:
+             in_place_input=None, output_strides=None, own=(), input_strides=None) -> str:
     rank = f"rank{len(shape)}" + ("" if from_generator else "[" + "x".join(map(str, shape)) + "]")
     if own:  # every input's own shape: rank2[Input=3x4,Indices=2x2]
         rank = f"rank{len(shape)}[" + ",".join(f"{i.name}={'x'.join(map(str, i.shape))}" for i in own) + "]"
@@ -823,6 +843,8 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
                                          for n, d in broadcast.items()) + "]"
     if in_place:
         text += f"/in-place[{in_place_input}]" if in_place_input else "/in-place"
+    if input_strides is not None:
+        text += "/input-strides[" + ",".join(map(str, input_strides)) + "]"
     if output_strides is not None:
         text += "/output-strides[" + (output_strides if isinstance(output_strides, str)
                                       else ",".join(map(str, output_strides))) + "]"

@@ -69,6 +69,9 @@ GROUP = {
         "nan_rule": {"enum": ["d3d", "propagate"]},
         "in_place": {"oneOf": [{"type": "boolean"}, {"type": "string"}]},  # a string: the aliased input
         "output_strides": OUTPUT_STRIDES,
+        # The input's DML_BUFFER_TENSOR_DESC strides in elements, one per dimension (a transpose, a
+        # broadcast): one input, read as the strided view of a packed storage (caseset/strides.py)
+        "input_strides": {"type": "array", "items": {"type": "integer", "minimum": 0}},
     },
 }
 CASE_FILE = {

@@ -108,7 +108,7 @@ class OperatorDescription:
     """
 
     def __init__(self, desc: dict, dtype: str, shape, params: dict, output_dtype: str | None = None, inputs=None,
-                 output_strides=None, output_shape=None, outputs=None):
+                 output_strides=None, output_shape=None, outputs=None, input_strides=None):
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
         kinds = dict(fields)
         tensors = [name for name, kind in fields if kind in ("tensor", "tensor_array")]
@@ -139,7 +139,12 @@ class OperatorDescription:
         # Each input its own sizes (GATHER's indices); a broadcast one the case's, with zero strides
         self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"])))
                        if i["broadcast"] else TensorDesc(i["dtype"], i["shape"]) for i in given]
+        # The shape of each input array that travels
         self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]
+        if input_strides:  # one input read through strides of its own: its packed storage travels
+            self.inputs[0] = TensorDesc(given[0]["dtype"], given[0]["shape"], input_strides)
+            sizes = [int(n) for n in given[0]["shape"]]
+            self.input_shapes[0] = (0 if 0 in sizes else 1 + sum((n - 1) * int(s) for n, s in zip(sizes, input_strides)),)
         self.input = self.inputs[0]
         self.output = TensorDesc(self.output_dtype, self.shape if output_shape is None else output_shape,
                                  output_strides or None)
@@ -274,7 +279,7 @@ class OperatorDescription:
         """A case as the worker receives it: desc, dtype, output_dtype, shape, params."""
         return cls(case["desc"], case["dtype"], case["shape"], case["params"], case.get("output_dtype"),
                    case.get("inputs") or None, case.get("output_strides"), case.get("output_shape"),
-                   case.get("outputs"))
+                   case.get("outputs"), case.get("input_strides"))
 
 
 def read_output(raw: bytes, dtype: str, shape, strides=None) -> tuple:

@@ -53,12 +53,13 @@ def layout(spec, absent=()) -> dict:
 
 
 def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=(),
-            output_shape=None, output_shapes=None) -> dict:
+            output_shape=None, output_shapes=None, input_strides=()) -> dict:
     """What the worker needs to build and run a case's description (its input travels apart).
     spec: an OperatorSpec or its name; params: DirectML field names, fields left out take the
     spec's defaults; inputs: a case's CaseInputs (several inputs: each one's type, own shape and
     broadcast dimensions, which become zero strides), in_place: True, or the input the output
-    aliases. output_strides: the output's strides in elements (empty: packed). output_shapes: each
+    aliases. output_strides: the output's strides in elements (empty: packed); input_strides: the one
+    input's (its storage, conformance/caseset/strides.py, travels in place of the input). output_shapes: each
     output's sizes, for an operator of several outputs (each output's type from the spec). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
     field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
@@ -79,6 +80,7 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
                         "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
             "output_strides": [int(s) for s in output_strides] or None,
+            "input_strides": [int(s) for s in input_strides] or None,
             "output_shape": None if output_shape is None else [int(n) for n in output_shape],
             "outputs": outputs if spec.tuple_outputs(values) else None}
 
