@@ -1,14 +1,34 @@
 """Faults of a device's quantizing operators (backend python:faults_quantize:<fault>): each computes
-ELEMENT_WISE_QUANTIZED_LINEAR_ADD as a broken kernel would. (QUANTIZE's blocked scale taken per tensor
-needs QUANTIZE, which is not shipped yet.)"""
+ELEMENT_WISE_QUANTIZED_LINEAR_ADD or DYNAMIC_QUANTIZE_LINEAR as a broken kernel would. (QUANTIZE's
+blocked scale taken per tensor needs QUANTIZE, which is not shipped yet.)"""
 import numpy as np
 
 import oracle
 from oracle.element_wise_dequantize_linear import dequantized
 
 
+def _half_away(values):
+    return np.sign(values) * np.floor(np.abs(values) + 0.5)
+
+
+def _saturated(values, dtype):
+    bounds = np.iinfo(dtype)
+    return np.clip(np.nan_to_num(values), bounds.min, bounds.max).astype(dtype)
+
+
+def _dynamic(x, params, rounding, with_zero_point=True):
+    """DYNAMIC_QUANTIZE_LINEAR's outputs with the oracle's scale and zero point, OutputTensor rounded by
+    rounding and the zero point added or not."""
+    output, scale, zero = oracle.evaluate("DYNAMIC_QUANTIZE_LINEAR", x, str(x.dtype), **params)
+    values = rounding(x.astype(np.float64) / np.float64(scale.reshape(-1)[0]))
+    return _saturated(values + (int(zero.reshape(-1)[0]) if with_zero_point else 0), output.dtype), scale, zero
+
+
 def zero_point_ignored(op, x, dtype, **params):
-    """Every zero point read as 0 (a kernel that drops the _Maybenull_ tensors it was given)."""
+    """Every zero point read as 0 (QUANTIZED_LINEAR_ADD: the three inputs; DYNAMIC_QUANTIZE_LINEAR: the
+    output quantized without the zero point it reports)."""
+    if op == "DYNAMIC_QUANTIZE_LINEAR":
+        return _dynamic(x, params, np.rint, with_zero_point=False)
     a, a_scale, a_zero, b, b_scale, b_zero, scale, zero = x
     zeros = [np.zeros_like(v) for v in (a_zero, b_zero, zero)]
     return oracle.evaluate(op, (a, a_scale, zeros[0], b, b_scale, zeros[1], scale, zeros[2]), dtype, **params)
@@ -16,8 +36,8 @@ def zero_point_ignored(op, x, dtype, **params):
 
 def round_half_away(op, x, dtype, **params):
     """The quotient rounded half away from zero (HLSL's round() on some hardware) where the rule is ties to even."""
+    if op == "DYNAMIC_QUANTIZE_LINEAR":
+        return _dynamic(x, params, _half_away)
     a, a_scale, a_zero, b, b_scale, b_zero, scale, zero = x
     quotient = (dequantized(a, a_scale, a_zero) + dequantized(b, b_scale, b_zero)) / scale.astype(np.float64)
-    rounded = np.sign(quotient) * np.floor(np.abs(quotient) + 0.5) + zero.astype(np.float64)
-    target = np.dtype(oracle.output_dtype(op, dtype, **params))
-    return np.clip(np.nan_to_num(rounded), np.iinfo(target).min, np.iinfo(target).max).astype(target)
+    return _saturated(_half_away(quotient) + zero.astype(np.float64), oracle.output_dtype(op, dtype, **params))

@@ -5,6 +5,7 @@ allows (indices.py); a value output selected by an index output (Output.indices_
 values the device's indices select where those are allowed, else the oracle's, exactly (moved.py)."""
 import numpy as np
 
+from conformance.judge.bounded import compare_bounded
 from conformance.judge.compare import Comparison, empty_interval_summary
 from conformance.judge.indices import compare_indices, within
 from conformance.judge.moved import compare_moved
@@ -18,27 +19,38 @@ def compare_outputs(spec, x, expected: tuple, actual, params: dict) -> Compariso
         size = sum(np.asarray(e).size for e in expected)
         return Comparison(size, mismatches=size, problem=f"{given} output(s), expected {len(outputs)} "
                                                          f"({', '.join(o.name for o in outputs)})")
-    inputs = x if isinstance(x, tuple) else (x,)
     named = {o.name: k for k, o in enumerate(outputs)}
-    parts = []
-    for k, output in enumerate(outputs):
-        want, got = np.asarray(expected[k]), np.asarray(actual[k])
-        if output.undefined is not None and got.shape == want.shape and got.dtype == want.dtype:
-            got = np.where(output.undefined(inputs, params), want, got)  # the page leaves these open: any value
-        if output.allowed is not None:
-            parts.append(compare_indices(want, got, output.allowed(inputs, params),
-                                         data=inputs[0] if output.slice_of_input else None))
-            continue
-        if output.indices_from is not None:
-            j = named[output.indices_from]
-            chosen = np.asarray(actual[j])
-            if chosen.shape == np.shape(expected[j]):
-                ok = within(chosen, outputs[j].allowed(inputs, params))
-                picked = np.where(ok, chosen, expected[j])
-                want = np.asarray(output.gather(inputs, picked, params)).astype(want.dtype)
-        # each of a tensor array copies from its own place: source_index takes which it is
-        parts.append(compare_moved(spec, x, want, got, params, output=k if spec.output_arrays else None))
+    parts = [None] * len(outputs)
+    # an output computed from others (Output.derived_from) after them, judged on what they passed
+    for k in sorted(range(len(outputs)), key=lambda k: len(outputs[k].derived_from)):
+        parts[k] = _judge(spec, x, expected, actual, params, outputs, named, parts, k)
     return merge(outputs, parts)
+
+
+def _judge(spec, x, expected, actual, params, outputs, named, parts, k) -> Comparison:
+    """Output k by its kind; parts: the Comparisons of the outputs judged before it."""
+    inputs = x if isinstance(x, tuple) else (x,)
+    output = outputs[k]
+    want, got = np.asarray(expected[k]), np.asarray(actual[k])
+    if output.undefined is not None and got.shape == want.shape and got.dtype == want.dtype:
+        got = np.where(output.undefined(inputs, params), want, got)  # the page leaves these open: any value
+    if output.allowed is not None:
+        return compare_indices(want, got, output.allowed(inputs, params),
+                               data=inputs[0] if output.slice_of_input else None)
+    if output.indices_from is not None:
+        j = named[output.indices_from]
+        chosen = np.asarray(actual[j])
+        if chosen.shape == np.shape(expected[j]):
+            ok = within(chosen, outputs[j].allowed(inputs, params))
+            picked = np.where(ok, chosen, expected[j])
+            want = np.asarray(output.gather(inputs, picked, params)).astype(want.dtype)
+    if spec.source_index is None:  # computed, not copied (bounded.py)
+        if output.derived is not None and all(parts[named[n]].passed for n in output.derived_from):
+            given = {n: np.asarray(actual[named[n]]) for n in output.derived_from}
+            want = np.asarray(output.derived(inputs, given, params)).astype(want.dtype)
+        return compare_bounded(inputs[0], want, got, *(output.bounds(inputs, params) if output.bounds else ()))
+    # each of a tensor array copies from its own place: source_index takes which it is
+    return compare_moved(spec, x, want, got, params, output=k if spec.output_arrays else None)
 
 
 def merge(outputs, parts) -> Comparison:

@@ -154,6 +154,15 @@ class Output:
     # (optional_tensor(): "present" or "absent"); OperatorSpec.outputs_for gives those a case binds
     optional: bool = False
     count: str | None = None  # a tensor array (SPLIT's OutputTensors), as Input.count
+    # A computed output that is neither a copy nor an index (conformance/judge/bounded.py): (inputs,
+    # params) -> (lo, hi), each element's bounds in its type where the rules allow more than one value
+    # (DYNAMIC_QUANTIZE_LINEAR's float32 scale); without bounds or derived: the oracle's value exactly
+    bounds: Callable | None = None
+    # An output the page computes from other outputs (DYNAMIC_QUANTIZE_LINEAR's quantized tensor from its
+    # scale and zero point): their names, and (inputs, {name: the device's value}, params) -> its value,
+    # judged exactly against what the device's own outputs give where those passed their judgement
+    derived_from: tuple = ()
+    derived: Callable | None = None
     # An index output whose indices count over a slice of the first input (ARGMAX, TOP_K): a wrong one is
     # named by that slice and the input values at its indices; False: by the indices alone (NONZERO_COORDINATES)
     slice_of_input: bool = True
