@@ -222,10 +222,10 @@ def test_the_smoke_cases_and_a_sample_pass_through_dml_wine():
     lane, why = dml_wine.find_lane()
     if lane is None:
         missing(f"the dml-wine lane is not provisioned: {why}")
-    chosen = [c for c in CASES if c.smoke or "page-example" in c.id or "beyond" in c.id or "/rank8" in c.id]
+    chosen = [c for c in CASES if c.smoke or "page-example" in c.id or "beyond" in c.id]
     assert {c.op for c in chosen if c.smoke} == set(OPERATORS)
     records = run("dml-wine", chosen)
     assert {r["status"] for r in records if r["id"] not in LOW_BITS} <= {statuses.PASS, statuses.NOT_REACHABLE}
     passed = [r for r in records if r["status"] == statuses.PASS]
-    assert {r["op"] for r in passed} == set(OPERATORS) and len(passed) > 30
+    assert {r["op"] for r in passed} == set(OPERATORS) and len(passed) > 20
     assert all(set(r["placement"].values()) == {"DmlExecutionProvider"} for r in passed)
