@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import oracle
-from conformance import backends, statuses
+from conformance import backends, specs, statuses
 from conformance.caseset.caseload import CaseFileError, load_file
 from conformance.caseset.selection import select
 from conformance.run import runner
@@ -232,3 +232,12 @@ def test_a_device_giving_one_output_of_two_fails_saying_so():
     assert compare_case(case, x, (values, indices.astype(np.int64))).problem == \
         "OutputIndex: output data type int64, expected uint32"
     assert compare_case(case, x, (values, indices)).passed
+
+
+def test_onnx_indices_outside_directml_s_index_type_are_not_wrapped_into_it():
+    from conformance.backends.onnx_models import outputs_as_directml
+    node = specs.get("TOP_K").to_onnx("float32", {"Axis": 0, "K": 2})
+    values = np.zeros(2, np.float32)
+    assert outputs_as_directml(node, [values, np.array([1, 0])])[1].dtype == np.uint32
+    for wrong in ([-1, 0], [2**32 + 1, 0]):  # kept in ONNX's int64: the judge says the type is wrong
+        assert outputs_as_directml(node, [values, np.array(wrong)])[1].tolist() == wrong
