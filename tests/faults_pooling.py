@@ -13,8 +13,15 @@ def ignores_dilation(op, x, dtype, **params):
     if windows.problem(x.shape, undilated):
         return expected
     wrong = oracle.evaluate(op, x, dtype, **undilated)
-    return wrong[tuple(slice(0, n) for n in expected.shape)] if all(
-        w >= e for w, e in zip(wrong.shape, expected.shape)) else expected
+    shape = _first(expected).shape
+    if not all(w >= e for w, e in zip(_first(wrong).shape, shape)):
+        return expected
+    cut = tuple(slice(0, n) for n in shape)
+    return tuple(w[cut] for w in wrong) if isinstance(wrong, tuple) else wrong[cut]
+
+
+def _first(outputs):
+    return outputs[0] if isinstance(outputs, tuple) else outputs
 
 
 def padding_read_as_zero(op, x, dtype, **params):
@@ -52,3 +59,19 @@ def padding_at_the_wrong_end(op, x, dtype, **params):
     """StartPadding and EndPadding swapped."""
     swapped = dict(params, StartPadding=params["EndPadding"], EndPadding=params["StartPadding"])
     return oracle.evaluate(op, x, dtype, **swapped)
+
+
+def indices_of_the_last_equal_maximum(op, x, dtype, **params):
+    """MAX_POOLING1/2's OutputIndicesTensor naming the last of equal maxima in each window, where the
+    pages say "the later equal values are ignored" (the first)."""
+    import numpy as np
+    from oracle import windows
+    result = oracle.evaluate(op, x, dtype, **params)
+    if not isinstance(result, tuple):
+        return result
+    values, indices = result
+    index, valid = windows.taps(x.shape, params)
+    flat = np.ravel_multi_index(index, x.shape)
+    equal = valid & (np.asarray(x)[index] == values[..., None])
+    last = equal.shape[-1] - 1 - np.argmax(equal[..., ::-1], axis=-1)
+    return values, np.take_along_axis(flat, last[..., None], -1)[..., 0].astype(indices.dtype)

@@ -31,8 +31,14 @@ def test_the_oracle_is_the_pages_example(op):
     # indices [[2, 2], [4, 7]] into the input as one contiguous array
     x = np.array([[[[3, 5, 7, 1], [9, 4, 2, 8]]]], dtype=np.float32)
     extra = {"Dilations": [1, 1]} if op == "MAX_POOLING2" else {}
-    assert oracle.evaluate(op, x, "float32", **fields(**extra))[0, 0].tolist() == [[7, 7], [9, 8]]
-    assert windows.max_pool(x.astype(np.float64), fields(), np.maximum)[1][0, 0].tolist() == [[2, 2], [4, 7]]
+    got = oracle.evaluate(op, x, "float32", **fields(**extra))
+    values, indices = got if op != "MAX_POOLING" else (got, None)
+    assert values[0, 0].tolist() == [[7, 7], [9, 8]] and values.dtype == np.float32
+    if indices is not None:  # OutputIndicesTensor, bound by default
+        assert indices[0, 0].tolist() == [[2, 2], [4, 7]] and indices.dtype == np.uint32
+        assert oracle.evaluate(op, x, "float32", **fields(**extra), IndicesType="uint64")[1].dtype == np.uint64
+        absent = oracle.evaluate(op, x, "float32", **fields(**extra), OutputIndicesTensor="absent")
+        assert isinstance(absent, np.ndarray) and absent.tolist() == values.tolist()
 
 
 def test_padding_is_no_element_and_dilations_spread_the_window():
@@ -102,6 +108,20 @@ def test_a_window_that_ignores_its_dilation_is_caught():
         [r["id"] for r in records if r["status"] != statuses.FAIL]
     assert all(r["status"] == statuses.PASS for r in run("python:faults_pooling:ignores_dilation",
                                                          [c for c in CASES if c.op == "MAX_POOLING"]))
+
+
+def test_an_absent_output_indices_tensor_is_one_output_and_a_bound_one_judged_by_the_first_of_equal_maxima():
+    bound = [c for c in CASES if c.op != "MAX_POOLING" and c.params["OutputIndicesTensor"] == "present"]
+    absent = [c for c in CASES if c.op != "MAX_POOLING" and c.params["OutputIndicesTensor"] == "absent"]
+    assert bound and absent and all("OutputIndicesTensor=absent" in c.id for c in absent)
+    assert all(len(c.outputs) == 2 for c in bound) and all(len(c.outputs) == 1 for c in absent)
+    records = run("python:faults_pooling:indices_of_the_last_equal_maximum", bound + absent)
+    failed = [r for r in records if r["status"] == statuses.FAIL]
+    ties = [r for r in records if "[1x2x6x6]" in r["id"]]  # a few distinct values: ties in every window
+    assert ties and all(r["status"] == statuses.FAIL for r in ties), [r["id"] for r in records][:3]
+    assert not any("OutputIndicesTensor=absent" in r["id"] for r in failed)
+    worst = failed[0]["d3d"]["worst"][0]
+    assert worst["output"] == "OutputIndices" and worst["actual"] > worst["expected"]
 
 
 def test_padding_read_as_zeros_is_caught_where_a_window_holds_only_negatives_and_padding():

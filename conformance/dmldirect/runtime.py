@@ -121,6 +121,7 @@ class Compiled:
         # Each output's bytes (several outputs: TOP_K's values and indices, bound in the page's order)
         self.outputs_bytes = [tensor.total_bytes for tensor in description.outputs]
         self.outputs_dtypes = [tensor.dtype for tensor in description.outputs]
+        self.input_slots, self.output_slots = description.input_slots, description.output_slots
         self.output_dtype = description.output_dtype
         self.output_strides = None if description.output.strides is None else list(description.output.strides)
         self.fields = description.fields()
@@ -491,12 +492,13 @@ class Device:
             if compiled.persistent is not None:
                 table.call("BindPersistentResource", None, [PV],
                            C.byref(self._binding(compiled.persistent, 0, compiled.persistent_size, keep)))
-            inputs = (abi.DML_BINDING_DESC * len(in_offsets))(*[
-                self._binding(io, in_offset, _align4(size), keep) for in_offset, size in zip(in_offsets, compiled.input_bytes)])
-            table.call("BindInputs", None, [C.c_uint, PV], len(in_offsets), inputs)
-            outputs = (abi.DML_BINDING_DESC * len(out_offsets))(*[
-                self._binding(io, offset, _align4(size), keep) for offset, size in zip(out_offsets, compiled.outputs_bytes)])
-            table.call("BindOutputs", None, [C.c_uint, PV], len(out_offsets), outputs)
+            none = self._binding(None, 0, 0, keep)
+            inputs = _slots(compiled.input_slots, [self._binding(io, in_offset, _align4(size), keep)
+                                                   for in_offset, size in zip(in_offsets, compiled.input_bytes)], none)
+            table.call("BindInputs", None, [C.c_uint, PV], len(inputs), inputs)
+            outputs = _slots(compiled.output_slots, [self._binding(io, offset, _align4(size), keep)
+                                                     for offset, size in zip(out_offsets, compiled.outputs_bytes)], none)
+            table.call("BindOutputs", None, [C.c_uint, PV], len(outputs), outputs)
             self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, compiled.compiled.p, table.p)
             if compiled.temporary:
                 self._uav_barrier()  # the next dispatch reuses the temporary buffer
@@ -545,6 +547,14 @@ def _align(size: int) -> int:
 
 def _align4(size: int) -> int:
     return max((int(size) + 3) & ~3, 4)
+
+
+
+def _slots(slots, bound, none):
+    """The binding of every tensor slot in order: the next of `bound` for a bound one, `none`
+    (DML_BINDING_TYPE_NONE) for one a case leaves NULL."""
+    given = iter(bound)
+    return (abi.DML_BINDING_DESC * len(slots))(*[next(given) if slot else none for slot in slots])
 
 
 __all__ = ["Device", "Compiled", "adapters", "default_dll_path", "DEVICE_LOST"]

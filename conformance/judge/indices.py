@@ -84,20 +84,21 @@ def compare_indices(expected, actual, allowed, data=None, input_name: str = "Inp
     order = positions[np.argsort(-distance[positions].astype(np.float64), kind="stable")[:WORST_SHOWN]]
     result.worst = [_named(tuple(int(k) for k in np.unravel_index(flat, expected.shape)), int(flat_e[flat]),
                            int(flat_a[flat]), int(distance[flat]), np.flatnonzero(flat_mask[flat]), data, expected.shape,
-                           input_name) for flat in order]
+                           input_name, n) for flat in order]
     result.d3d.update(checked=result.mismatches, failed=result.mismatches, outside=result.mismatches,
                       max_ratio="inf", worst=[{**item, "ratio": "inf", "rule": "outside"} for item in result.worst])
     return result
 
 
-def _named(index, e, a, distance, choices, data, output_shape, input_name) -> dict:
+def _named(index, e, a, distance, choices, data, output_shape, input_name, n) -> dict:
     item = {"index": list(index), "allowed": [int(v) for v in choices[:ALLOWED_SHOWN]]
             + (["..."] if choices.size > ALLOWED_SHOWN else []),
             "expected": e, "actual": a, "lo": e, "hi": e, "ulp": distance, "bits": {}}
     if data is not None:
         data = np.asarray(data)
         axes = counted_axes(data.shape, output_shape)
-        n = int(np.prod([data.shape[i] for i in axes]))
+        if int(np.prod([data.shape[i] for i in axes])) != n and data.size == n:
+            axes = tuple(range(data.ndim))  # an index into the whole input as one 1-D array (MAX_POOLING1's)
         item["slice"] = slice_text(index, data.shape, axes, input_name)
         item["input"] = {"expected": jsonable(data[position(index, e, data.shape, axes)]),
                          "actual": jsonable(data[position(index, a, data.shape, axes)]) if 0 <= a < n else None}
