@@ -77,7 +77,12 @@ def onnx_shapes(input_shapes, params) -> tuple:
     (docs/findings/issue25-gather.md)."""
     data, indices = input_shapes
     inputs, count, _ = _counts(params)
-    return tuple(data[len(data) - inputs:]), tuple(indices[len(indices) - max(count, 2):])
+    return tuple(data[len(data) - inputs:]), at_least_two(indices[len(indices) - count:])
+
+
+def at_least_two(sizes) -> tuple:
+    """Index tuples as ONNX takes them: a leading 1 where there is one tuple alone (no position)."""
+    return (1,) * (2 - len(sizes)) + tuple(sizes)
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:

@@ -2,7 +2,7 @@ import numpy as np
 
 from conformance.specs.base import Input, OnnxNode, OperatorSpec, SupportTable, page
 from conformance.specs.families import INDEX
-from conformance.specs.gather_nd import FIELDS, SIZES_NOTE, _counts, index_bounds
+from conformance.specs.gather_nd import FIELDS, _counts, at_least_two, index_bounds
 from conformance.specs.gathering import (DATA_3_0, INDICES_TYPE, INPUT_AND_INDICES, NEGATIVE, aligned, crop_problem,
                                          index_type_level, leading_ones_problem, onnx_index_type, wrapped)
 
@@ -107,7 +107,7 @@ def onnx_shapes(input_shapes, params) -> tuple:
     tuple's, then the input's after those it addresses)."""
     data, indices, _ = input_shapes
     inputs, count, _ = _counts(params)
-    meaningful_data, meaningful_indices = data[len(data) - inputs:], indices[len(indices) - max(count, 2):]
+    meaningful_data, meaningful_indices = data[len(data) - inputs:], at_least_two(indices[len(indices) - count:])
     return (tuple(meaningful_data), tuple(meaningful_indices),
             tuple(meaningful_indices[:-1]) + tuple(meaningful_data[meaningful_indices[-1]:]))
 
