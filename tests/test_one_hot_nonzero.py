@@ -83,6 +83,21 @@ def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
                 (record["id"], record["status"], record["message"][:200])
 
 
+def test_every_table_has_cases_on_both_sides_of_its_level_boundaries():
+    levels = {(c.op, c.required_level) for c in CASES}
+    assert {("ONE_HOT", "2_0"), ("ONE_HOT", "2_1"), ("ONE_HOT", "3_0"), ("ONE_HOT", "4_1"), ("NONZERO_COORDINATES", "3_0"),
+            ("NONZERO_COORDINATES", "4_0"), ("MAX_UNPOOLING", "3_0"), ("MAX_UNPOOLING", "5_0")} == levels
+    level = {c.id.split("/", 1)[1]: c.required_level for c in BY_OP["NONZERO_COORDINATES"]}
+    # 3_0 allows 4 or 5 dimensions for every tensor: coordinates of 2 (of a 4-D input) need 4_0
+    assert level["float32/rank4[1x1x3x4]/OutputCoordinatesSizes=[1,1,12,4]/zeros-among-7"] == "3_0"
+    assert level["float32/rank4[1x1x3x4]/OutputCoordinatesSizes=[12,2]/zeros-among-7"] == "4_0"
+    level = {c.id.split("/", 1)[1]: c.required_level for c in BY_OP["ONE_HOT"]}
+    assert level["float32/rank4[Indices=1x1x3x1,Values=1x1x1x2]/Axis=3,IndicesType=uint32,OutputSizes=[1,1,3,4]/"
+                 "page-example-1"] == "2_0"
+    assert level["float32/rank4[Indices=1x1x3x1,Values=1x1x1x2]/Axis=3,IndicesType=int32,OutputSizes=[1,1,3,4]/"
+                 "page-example-1"] == "3_0"
+
+
 def test_nonzero_through_onnx_is_read_as_directmls_count_and_rows():
     """NonZero's [DimensionCount, count] through the CPU provider: the count, then the coordinates one row
     each, the last N columns (N below the DimensionCount)."""

@@ -27,6 +27,12 @@ def coordinate_sizes(input_shape, params) -> tuple:
     return (1,) * (max(rank, 2) - 2) + (int(np.prod(input_shape, dtype=np.int64)), rank)
 
 
+def coordinates_level(params) -> str | None:
+    """An OutputCoordinatesTensor of other than 4 or 5 dimensions needs 4_0 (the 3_0 table: 4 to 5)."""
+    chosen = params.get("OutputCoordinatesSizes")
+    return "4_0" if chosen is not None and len(chosen) not in (4, 5) else None
+
+
 def output_shapes(input_shapes, params) -> tuple:
     """OutputCountTensor: the input's DimensionCount of ones; OutputCoordinatesTensor: { [1], ..., M, N }."""
     return (1,) * len(input_shapes[0]), coordinate_sizes(input_shapes[0], params)
@@ -118,6 +124,7 @@ SPEC = OperatorSpec(
     to_onnx=lambda dtype, params: OnnxNode("NonZero", 13, output_type="int64", alone=True),
     source=page("DML_NONZERO_COORDINATES_OPERATOR_DESC"),
     family=INDEX,
+    parameter_level=coordinates_level,
     output_shapes_rule=output_shapes,
     shape_check=shape_check,
     from_onnx=from_onnx,
