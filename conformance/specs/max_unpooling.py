@@ -2,6 +2,7 @@ import numpy as np
 
 from conformance.specs.base import (FLOATS, INTEGERS_32, INTEGERS_64, Input, NotReachable, OnnxNode, OperatorSpec,
                                     Parameter, SupportTable, page)
+from conformance.specs.depth_space import nan_payloads
 from conformance.specs.families import INDEX
 
 INDICES_TYPE = Parameter("IndicesType", "tensor_type", None,
@@ -119,6 +120,7 @@ SPEC = OperatorSpec(
     source_index=source_index,
     source_alternatives=source_alternatives,
     index_bounds=index_bounds,
+    special_values=nan_payloads,  # a copy keeps a NaN's sign and payload
     integers=lambda params, dtype: None,  # a copy: no arithmetic on integers
     notes=("Tables transcribed from the page (MicrosoftDocs/sdk-api): 3_0 and 5_0.",
            "IndicesType and OutputSizes are no fields of the struct: IndicesTensor's data type and OutputTensor's "
