@@ -18,7 +18,8 @@ from conformance.run.results import ResultsWriter
 OPERATORS = ("ONE_HOT", "NONZERO_COORDINATES", "MAX_UNPOOLING")
 CASES = load_paths([f"cases/{op.lower()}.yaml" for op in OPERATORS])
 BY_OP = {op: [c for c in CASES if c.op == op] for op in OPERATORS}
-# DirectML reads a 64-bit signed index by its low 32 bits: 2^62 lands on element 0 (docs/findings/issue25-one_hot_nonzero.md)
+# DirectML reads a 64-bit signed index by its low 32 bits: 2^62 lands on element 0
+# (docs/findings/issue25-one_hot_nonzero.md)
 LOW_BITS = {f"ONE_HOT/{t}/rank3[Indices=2x4x1,Values=1x1x2]/Axis=2,IndicesType=int64,OutputSizes=[2,4,3]/int64-largest"
             for t in ("float32", "int16")}
 
@@ -85,8 +86,9 @@ def test_every_case_passes_exactly_through_the_oracle_and_the_cpu_provider():
 
 def test_every_table_has_cases_on_both_sides_of_its_level_boundaries():
     levels = {(c.op, c.required_level) for c in CASES}
-    assert {("ONE_HOT", "2_0"), ("ONE_HOT", "2_1"), ("ONE_HOT", "3_0"), ("ONE_HOT", "4_1"), ("NONZERO_COORDINATES", "3_0"),
-            ("NONZERO_COORDINATES", "4_0"), ("MAX_UNPOOLING", "3_0"), ("MAX_UNPOOLING", "5_0")} == levels
+    assert {("ONE_HOT", "2_0"), ("ONE_HOT", "2_1"), ("ONE_HOT", "3_0"), ("ONE_HOT", "4_1"),
+            ("NONZERO_COORDINATES", "3_0"), ("NONZERO_COORDINATES", "4_0"), ("MAX_UNPOOLING", "3_0"),
+            ("MAX_UNPOOLING", "5_0")} == levels
     level = {c.id.split("/", 1)[1]: c.required_level for c in BY_OP["NONZERO_COORDINATES"]}
     # 3_0 allows 4 or 5 dimensions for every tensor: coordinates of 2 (of a 4-D input) need 4_0
     assert level["float32/rank4[1x1x3x4]/OutputCoordinatesSizes=[1,1,12,4]/zeros-among-7"] == "3_0"
@@ -175,7 +177,8 @@ def test_on_and_off_values_swapped_are_caught_where_they_differ():
     for case in BY_OP["ONE_HOT"]:
         assert (case.id in failed) == _changes(faults.one_hot_with_on_and_off_swapped, case), case.id
     assert len(failed) > 150
-    record = next(r for r in records if r["id"].endswith("Axis=3,IndicesType=int32,OutputSizes=[1,1,3,4]/page-example-1"))
+    record = next(r for r in records
+                  if r["id"].endswith("Axis=3,IndicesType=int32,OutputSizes=[1,1,3,4]/page-example-1"))
     worst = record["d3d"]["worst"][0]
     assert worst["source_input"] == "Values" and worst["input"] == worst["expected"] != worst["actual"]
     assert not failed - {c.id for c in BY_OP["ONE_HOT"]}  # the other operators as the oracle
@@ -244,3 +247,23 @@ def test_the_smoke_cases_and_a_sample_pass_through_dml_wine():
     passed = [r for r in records if r["status"] == statuses.PASS]
     assert {r["op"] for r in passed} == set(OPERATORS) and len(passed) > 20
     assert all(set(r["placement"].values()) == {"DmlExecutionProvider"} for r in passed)
+
+
+def test_the_reports_name_a_wrong_count_by_its_output(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
+    conformance, results = [sys.executable, "-m", "conformance"], str(tmp_path / "faulty.jsonl")
+    done = subprocess.run(conformance + ["run", "cases/nonzero_coordinates.yaml", "-k", "page-example", "--backend",
+                                         "python:faults_one_hot_nonzero:nonzero_with_its_count_off_by_one",
+                                         "--results", results], capture_output=True, text=True, env=env,
+                          cwd=Path(tests).parent)
+    assert done.returncode == 1, done.stderr
+    done = subprocess.run(conformance + ["report", results, "--markdown", str(tmp_path / "r.md"), "--junit",
+                                         str(tmp_path / "r.xml")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "| OutputCount[0, 0, 0, 0] | allowed 4 |" in (tmp_path / "r.md").read_text()
+    assert "OutputCount(0, 0, 0, 0)" in (tmp_path / "r.xml").read_text()

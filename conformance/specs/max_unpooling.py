@@ -98,7 +98,8 @@ SPEC = OperatorSpec(
     summary="Inverts a max-pooling operation: fills the output with the input's values at the places the indices "
             "give (as a max pooling's OutputIndicesTensor); the elements untouched are left zero.",
     inputs=(Input("InputTensor", broadcast=False, aliases_output=False),
-            Input("IndicesTensor", role="indices", broadcast=False, aliases_output=False, dtype=lambda dtype: "uint32")),
+            Input("IndicesTensor", role="indices", broadcast=False, aliases_output=False,
+                  dtype=lambda dtype: "uint32")),
     parameters=(INDICES_TYPE, OUTPUT_SIZES),
     introduced="3_0",
     tables=(SupportTable("5_0", (4,), FLOATS + INTEGERS_64 + INTEGERS_32),
