@@ -136,5 +136,7 @@ SPEC = OperatorSpec(
            "The page says an index that exceeds the sequence's length is ignored; an index equal to the length is "
            "taken as beyond it too. It is silent on a negative index below minus the length: no case has one.",
            "The page does not say whether ValuesTensor's elements beyond the OnValue are read: the cases give "
-           "ValuesTensors of two and of more elements."),
+           "ValuesTensors of two and of more elements.",
+           "A case file cannot write a NaN payload as OffValue or OnValue (the specials put +0 and -0 there): "
+           "the oracle's copy of payloads is tested in Python (tests/test_one_hot_nonzero.py)."),
 )
