@@ -1,10 +1,13 @@
 """Faults of a device's quantizing operators (backend python:faults_quantize:<fault>): each computes
-ELEMENT_WISE_QUANTIZED_LINEAR_ADD or DYNAMIC_QUANTIZE_LINEAR as a broken kernel would. (QUANTIZE's
-blocked scale taken per tensor needs QUANTIZE, which is not shipped yet.)"""
+QUANTIZE, DEQUANTIZE, ELEMENT_WISE_QUANTIZED_LINEAR_ADD or DYNAMIC_QUANTIZE_LINEAR as a broken kernel
+would."""
 import numpy as np
 
 import oracle
 from oracle.element_wise_dequantize_linear import dequantized
+from oracle.quantization import spread
+
+BLOCKED = ("QUANTIZE", "DEQUANTIZE")
 
 
 def _half_away(values):
@@ -29,6 +32,8 @@ def zero_point_ignored(op, x, dtype, **params):
     output quantized without the zero point it reports)."""
     if op == "DYNAMIC_QUANTIZE_LINEAR":
         return _dynamic(x, params, np.rint, with_zero_point=False)
+    if op in BLOCKED:
+        return oracle.evaluate(op, x[:2] + tuple(np.zeros_like(z) for z in x[2:]), dtype, **params)
     a, a_scale, a_zero, b, b_scale, b_zero, scale, zero = x
     zeros = [np.zeros_like(v) for v in (a_zero, b_zero, zero)]
     return oracle.evaluate(op, (a, a_scale, zeros[0], b, b_scale, zeros[1], scale, zeros[2]), dtype, **params)
@@ -38,6 +43,19 @@ def round_half_away(op, x, dtype, **params):
     """The quotient rounded half away from zero (HLSL's round() on some hardware) where the rule is ties to even."""
     if op == "DYNAMIC_QUANTIZE_LINEAR":
         return _dynamic(x, params, _half_away)
+    if op == "QUANTIZE":
+        values, scale, *zero = x
+        quotient = values.astype(np.float64) / spread(scale, values.shape).astype(np.float64)
+        shifted = _half_away(quotient) + (spread(zero[0], values.shape).astype(np.float64) if zero else 0)
+        return _saturated(shifted, oracle.output_dtype(op, dtype, **params))
     a, a_scale, a_zero, b, b_scale, b_zero, scale, zero = x
     quotient = (dequantized(a, a_scale, a_zero) + dequantized(b, b_scale, b_zero)) / scale.astype(np.float64)
     return _saturated(_half_away(quotient) + zero.astype(np.float64), oracle.output_dtype(op, dtype, **params))
+
+
+def block_size_per_tensor(op, x, dtype, **params):
+    """QUANTIZE's and DEQUANTIZE's blocked scale and zero point taken per tensor: every element the first
+    block's."""
+    values, *quantization = x
+    return oracle.evaluate(op, (values,) + tuple(np.full_like(t, t.reshape(-1)[0]) for t in quantization),
+                           dtype, **params)

@@ -92,8 +92,9 @@ def _wired(spec, values, dtype) -> dict:
         if p.array and p.count:
             wired[p.count] = len(wired[p.name])
     for tensor in (*spec.inputs, *spec.outputs):
-        if tensor.count:  # the number of tensors a case gives its tensor array
-            wired[tensor.count] = len(spec.input_tensors(values) if tensor in spec.inputs else spec.outputs_for(values))
+        if tensor.count:  # the number of tensors a case gives its tensor array (not the plain tensors beside it)
+            given = spec.input_tensors(values) if tensor in spec.inputs else spec.outputs_for(values)
+            wired[tensor.count] = sum(t.name.startswith(f"{tensor.name}[") for t in given)
     return wired
 
 

@@ -27,6 +27,13 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         inputs = x if isinstance(x, tuple) else (x,)
         allowed = allowed_for(outputs[0].allowed, inputs, case.oracle_params(), case.flush_allowed)
         return compare_indices(expected, actual, allowed, inputs[0], spec.inputs[0].short)
+    if outputs[0].bounds is not None:  # one computed output within bounds (FILL_VALUE_SEQUENCE's floats)
+        from conformance.judge.bounded import compare_bounded
+        if expected is None:
+            expected = expected_and_reference(case, x)[0]
+        inputs = x if isinstance(x, tuple) else (x,)
+        lo, hi = outputs[0].bounds(inputs, case.oracle_params())
+        return compare_bounded(inputs[0] if inputs else np.zeros(0), expected, actual, lo, hi)
     if spec.copies:
         from conformance.judge.moved import compare_moved
         if expected is None:
@@ -34,5 +41,7 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         return compare_moved(spec, x, expected, actual, case.oracle_params())
     if expected is None:
         expected, reference, zeros = expected_for(case, x)
+    if spec.spread is not None:  # inputs of their own smaller shapes, read per block (QUANTIZE's scales)
+        x = spec.spread(x, case.oracle_params())
     return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
                    reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))

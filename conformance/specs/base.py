@@ -87,6 +87,9 @@ class OnnxNode:
     # The node's inputs, where its order is not the graph inputs then constant_inputs: positions in that
     # list (OneHot's (indices, depth, values): the depth initializer between two graph inputs, (0, 2, 1))
     input_order: tuple = ()
+    # The graph has no input (an operator of no input tensor: ConstantOfShape, Range): the node reads
+    # its initializers alone (set by onnx_models.node_for)
+    reads_no_input: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,14 @@ class Input:
     # A tensor array (JOIN's InputTensors): the struct's count field (InputCount) before a pointer to
     # that many DML_TENSOR_DESCs; a case gives the count through the Parameter naming it (per_tensor)
     count: str | None = None
+    # A tensor array whose k-th tensor the page gives its own role and type (QUANTIZE's QuantizationTensors:
+    # the scale, then the zero point): each member an Input, and params -> how many a case binds (the
+    # first that many; QuantizationType SCALE: 1, SCALE_ZERO_POINT: 2), in place of a per_tensor parameter
+    members: tuple = ()
+    length: Callable | None = None
+    # _Maybenull_ (DIAGONAL_MATRIX1's InputTensor): a case chooses it by a Parameter of kind "optional_tensor"
+    # of its name; an absent one is NULL in the description and no input of the case
+    optional: bool = False
 
     @property
     def short(self) -> str:
@@ -127,6 +138,10 @@ def expand(tensors, params: dict, parameters) -> tuple:
     for tensor in tensors:
         if tensor.count is None:
             result.append(tensor)
+            continue
+        if getattr(tensor, "members", ()):
+            chosen = tensor.members[:tensor.length(params or {})]
+            result += [replace(m, name=f"{tensor.name}[{k}]", count=None) for k, m in enumerate(chosen)]
             continue
         given = next((params.get(p.name) for p in parameters if p.per_tensor == tensor.name), None) or ()
         result += [replace(tensor, name=f"{tensor.name}[{k}]", count=None) for k in range(len(given))]
@@ -279,9 +294,16 @@ class OperatorSpec:
     # Where the inputs' own shapes follow from the case's shape and fields (JOIN: the joined shape cut
     # along Axis into each input's size): (case shape, params) -> each input tensor's shape, in order
     input_shapes_rule: Callable | None = None
+    # Where an input's own smaller shape is no broadcast but blocks (QUANTIZE's blocked scales): (inputs,
+    # params) -> each input in the output's shape, as the element-wise judge reads them
+    spread: Callable | None = None
     # Where the page defines an index outside the dimension it addresses (ONE_HOT: ignored), its words: a
     # case's `values` may then hold such indices. None: an index out of range is refused at load.
     indices_outside: str | None = None
+    # Where the page constrains an input's values (ROI_POOLING's ROIs: a BatchID of the input, x2 >= x1):
+    # (input short name, its values as a case file gives them ({kind: values}), else None; input shapes;
+    # params) -> None or one line; the case is refused at load with its file and line
+    values_check: Callable | None = None
     # Where the ONNX node's outputs are laid out otherwise than DirectML's (NonZero's [rank, count] for
     # NONZERO_COORDINATES' count and coordinate rows): (the node's output or outputs, input shapes, params) ->
     # DirectML's output or tuple of outputs. The ONNX routes apply it to every outcome with an output.
@@ -289,7 +311,8 @@ class OperatorSpec:
 
     def input_tensors(self, params: dict) -> tuple:
         """Each input tensor of a case with these fields, a tensor array's each (InputTensors[k])."""
-        return expand(self.inputs, params, self.parameters)
+        absent = self.absent_tensors(params)
+        return expand(tuple(i for i in self.inputs if i.name not in absent), params, self.parameters)
 
     def output_shapes(self, input_shapes, params: dict) -> tuple:
         """Each output's shape, from each input's shape (in the page's order) and the field values."""
@@ -316,7 +339,7 @@ class OperatorSpec:
 
     def absent_tensors(self, params) -> tuple:
         """The optional tensor fields these values leave NULL."""
-        return tuple(o.name for o in self.outputs if o.optional and (params or {}).get(o.name) == ABSENT)
+        return tuple(t.name for t in (*self.inputs, *self.outputs) if t.optional and (params or {}).get(t.name) == ABSENT)
 
     @property
     def several_outputs(self) -> bool:
@@ -368,7 +391,10 @@ class OperatorSpec:
         output = next((o for o in self.outputs if o.name == re.sub(r"\[\d+\]$", "", tensor)), None)
         if output is not None:
             return output.dtype(dtype) if output.dtype else self.output_dtype(dtype)
-        return self.output_dtype(dtype) if tensor == "OutputTensor" else self.input(tensor).data_type(dtype)
+        if tensor == "OutputTensor":
+            return self.output_dtype(dtype)
+        member = next((i for i in self.input_tensors(params or {}) if i.name == tensor), None)
+        return (member or self.input(tensor)).data_type(dtype)
 
     def parameter(self, name: str) -> Parameter | None:
         return next((p for p in self.parameters if p.name == name), None)
