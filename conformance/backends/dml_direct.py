@@ -467,7 +467,7 @@ class DmlDirectBackend(Backend):
             count = int(np.prod(request["output_shape"] or request["shape"], dtype=np.int64))
             output_bytes = count * np.dtype(request["output_dtype"]).itemsize
             where = self.slots.place(output_bytes) if self.slots is not None and not request["outputs"] and max(
-                output_bytes, *(v.nbytes for v in arrays)) >= SHARED_MIN else None
+                [output_bytes, *(v.nbytes for v in arrays)]) >= SHARED_MIN else None
             if where is not None:
                 wire["output_to"] = where
             if patterns is not None and where is not None:

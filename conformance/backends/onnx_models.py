@@ -100,15 +100,20 @@ def node_for(spec, case):
     node = spec.to_onnx(case.dtype, case.params)
     if spec.onnx_for_shape is not None:
         node = spec.onnx_for_shape(node, tuple(case.shape))
+    from dataclasses import replace
+    if case.no_input:  # the graph has no input: the node reads its initializers alone (ConstantOfShape)
+        return replace(node, reads_no_input=True)
     if not spec.several_inputs or node.input_types:
         return node
-    from dataclasses import replace
     return replace(node, input_types=tuple(spec.tensor_type(i.name, case.dtype, case.params)
                                            for i in spec.input_tensors(case.params)))
 
 
 def input_names(node, prefix: str = "x") -> list:
-    """The graph inputs of a node: prefix, then prefix_1, prefix_2, ... for its further inputs."""
+    """The graph inputs of a node: prefix, then prefix_1, prefix_2, ... for its further inputs; none where
+    it reads no input (an operator of no input tensor)."""
+    if node.reads_no_input:
+        return []
     return [prefix] + [f"{prefix}_{i}" for i in range(1, len(node.input_types))]
 
 

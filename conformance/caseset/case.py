@@ -61,6 +61,9 @@ class Case:
     cut: str = ""
     # Each output's shape, by the spec's shape rule (set at load; empty: one output of the case's shape)
     output_shapes: tuple = ()
+    # No input tensor (FILL_VALUE_*, DIAGONAL_MATRIX; DIAGONAL_MATRIX1 without its optional InputTensor): the
+    # case's shape is OutputTensor's, make_input() gives (), input_shapes is ()
+    no_input: bool = False
 
     @property
     def rank(self) -> int:
@@ -69,6 +72,8 @@ class Case:
     @property
     def input_shapes(self) -> tuple:
         """Each input's own shape, in the page's order."""
+        if self.no_input:
+            return ()
         return tuple(i.shape for i in self.inputs) or (tuple(self.shape),)
 
     @property
@@ -99,7 +104,9 @@ class Case:
         return bool(self.inputs)
 
     def make_input(self):
-        """The input tensor, or for several inputs a tuple of them in the page's order."""
+        """The input tensor, or for several inputs a tuple of them in the page's order (no input: ())."""
+        if self.no_input:
+            return ()
         if self.inputs and inputs.streamed(self.generator):  # every pair of float16 values, made whole
             return inputs.fill(self.generator, self.dtype, self.shape, self.seed, None)
         if self.inputs:

@@ -21,7 +21,7 @@ from conformance.caseset.case import Case
 from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
 from conformance.caseset.selection import compile_expression
 from conformance.errors import BadInput
-from conformance.specs import fused
+from conformance.specs import fused, shapes
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 32  # levels of nesting in a case file (the schema needs about six)
@@ -315,7 +315,8 @@ def _check_group(spec, group, at, where, max_elements) -> list:
             wanted = _wanted(parameter, value)
             if wanted:
                 problems.append(f"{where(*at, 'params', name)}{name} must be {wanted}, not {value!r}")
-    for i, entry in enumerate(group["inputs"]):
+    problems += _check_no_input(spec, group, at, where)
+    for i, entry in enumerate(group.get("inputs", ())):
         for name, generator in (entry["each"].items() if "each" in entry else [(None, entry)]):
             here = where(*at, "inputs", i, *(("each", name) if name else ()))
             problems += _check_generator(generator, group["dtypes"], here)
@@ -331,6 +332,18 @@ def _check_group(spec, group, at, where, max_elements) -> list:
                             f"{', '.join(i.short for i in spec.inputs if i.aliases_output) or 'no input'}, "
                             f"not {in_place!r}")
     return problems
+
+
+def _check_no_input(spec, group, at, where) -> list:
+    """An operator of no input tensor (inputs=()) takes no generator and OutputTensor's sizes as a list; one
+    whose every input is required needs one."""
+    if not spec.inputs:
+        given = [f"{where(*at, 'inputs')}{spec.name} has no input tensor: give no inputs"] if group.get("inputs") else []
+        return given + [f"{where(*at, 'shapes', s)}{spec.name} has no input tensor: give OutputTensor's sizes as a "
+                        f"list, not {shape!r}" for s, shape in enumerate(group["shapes"]) if not isinstance(shape, list)]
+    if not group.get("inputs") and not any(i.optional for i in spec.inputs):
+        return [f"{where(*at)}inputs is required: {spec.name}'s inputs are {', '.join(i.short for i in spec.inputs)}"]
+    return []
 
 
 def own_shapes(entry) -> bool:
@@ -400,6 +413,18 @@ def _bind_indices(spec, several, params) -> str | None:
     return None
 
 
+def _check_values(spec, several, input_shapes, params) -> str | None:
+    """spec.values_check on each input's values where a case file gives them ({kind: values}, tiled to
+    its shape), else on None (the check says whether the input needs given values)."""
+    for case_input in several:
+        given = case_input.generator.get("kind") == "values"
+        values = np.resize(case_input.own_values, case_input.shape) if given else None
+        problem = spec.values_check(case_input.name, values, input_shapes, params)
+        if problem:
+            return problem
+    return None
+
+
 def _distinct_problem(bounds, axis) -> str | None:
     """Why distinct indices cannot be drawn within bounds (more than the places they address), or None."""
     if axis is not None:
@@ -448,7 +473,7 @@ def _check_output_strides(group, at, where) -> list:
     here = where(*at, "output_strides")
     if group.get("in_place"):
         return [f"{here}an in-place output is the input it aliases: it cannot have strides of its own"]
-    if any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+    if any(inputs.streamed(e) for e in group.get("inputs", ()) if "kind" in e):
         return [f"{here}a streamed generator runs in chunks of its own shape: give a fixed input instead"]
     if given == "padded":
         return []
@@ -467,7 +492,7 @@ def _check_input_strides(spec, group, at, where) -> list:
         return [f"{here}{spec.name} has {len(spec.inputs)} inputs: input_strides is for an operator of one"]
     if group.get("in_place"):
         return [f"{here}an in-place output aliases its input: the input cannot have strides of its own"]
-    if any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+    if any(inputs.streamed(e) for e in group.get("inputs", ()) if "kind" in e):
         return [f"{here}a streamed generator runs in chunks of its own shape: give a fixed input instead"]
     return [f"{here}{problem}" for shape in group["shapes"] if isinstance(shape, list)
             for problem in [strides.problem(given, shape)] if problem] + \
@@ -507,7 +532,7 @@ def _broadcasts(group) -> list:
 
 def _check_broadcast(spec, group, at, where) -> list:
     problems = []
-    if group.get("broadcast") and any(inputs.streamed(e) for e in group["inputs"] if "kind" in e):
+    if group.get("broadcast") and any(inputs.streamed(e) for e in group.get("inputs", ()) if "kind" in e):
         problems.append(f"{where(*at, 'broadcast')}a streamed generator makes every input whole: "
                         "it cannot broadcast one")
     for variant in _broadcasts(group):
@@ -615,8 +640,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
     in_place = bool(group.get("in_place", False))
     cases = []
     for dtype, shape_entry, combo, generator, broadcast in itertools.product(
-            group["dtypes"], group["shapes"], itertools.product(*grids), group["inputs"], _broadcasts(group)):
-        generator, cut = cut_sweep(generator, sweep_limit)
+            group["dtypes"], group["shapes"], itertools.product(*grids), group.get("inputs") or [None], _broadcasts(group)):
+        generator, cut = cut_sweep(generator, sweep_limit) if generator is not None else (None, "")
         chosen = {name: _normalise(spec.parameter(name), value) for name, value in zip(names, combo)}
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
@@ -628,7 +653,19 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         if mismatched:
             problems += [f"{where(*at, 'params')}{p}" for p in mismatched]
             continue
-        if spec.several_inputs:
+        no_input = not spec.several_inputs and not spec.input_tensors(full)
+        if (generator is None) != no_input:  # an optional input (DIAGONAL_MATRIX1's) chosen absent, or present
+            problems.append(f"{where(*at, 'inputs')}{spec.name} " + (
+                "has no input tensor in this case: give no inputs" if no_input else
+                f"takes {', '.join(i.short for i in spec.input_tensors(full))} in this case: give its generator"))
+            continue
+        if no_input:
+            if not isinstance(shape_entry, list):
+                problems.append(f"{where(*at, 'shapes')}{spec.name} has no input tensor in this case: give "
+                                f"OutputTensor's sizes as a list, not {shape_entry!r}")
+                continue
+            own, natural, label = None, 0, None
+        elif spec.several_inputs:
             try:
                 plan = _several_plan(spec, generator, dtype, full)
             except CaseFileError as error:
@@ -639,6 +676,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             own = inputs.values_for(generator, dtype, spec, full)
             natural, label = inputs.natural_count(generator, own), inputs.label(generator)
         shape, from_generator = _shape(shape_entry, natural, spec)
+        if spec.family.sized_by_case and full.get(shapes.OUTPUT_SIZES) is None:
+            full[shapes.OUTPUT_SIZES] = [int(n) for n in shape]
         rank = len(shape)
         levels = [spec.required_level(dtype, len(s), full) for s in _entry_shapes(shape_entry, shape, spec)]
         level = None if None in levels else max(levels, key=featurelevels.index)
@@ -646,7 +685,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
             continue
         count = int(np.prod(shape, dtype=np.int64))
-        if inputs.streamed(generator):
+        if generator is not None and inputs.streamed(generator):
             # Streamed in chunks (runner.py), so the element limit does not apply; the shape must
             # come from the generator's range.
             if not from_generator:
@@ -671,12 +710,13 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
                 continue
-        input_shapes = tuple(i.shape for i in several) or (shape,)
+        input_shapes = () if no_input else tuple(i.shape for i in several) or (shape,)
         problem = spec.shape_problem(input_shapes, full)
         if problem:
             problems.append(f"{where(*at, 'shapes')}{spec.name}: {problem}")
             continue
         problem = _bind_indices(spec, several, full) if spec.index_bounds else None
+        problem = problem or (_check_values(spec, several, input_shapes, full) if spec.values_check else None)
         if problem:
             problems.append(f"{where(*at, 'inputs')}{spec.name}: {problem}")
             continue
@@ -689,14 +729,14 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             continue
         ids[case_id] = source
         cases.append(Case(
-            id=case_id, op=spec.name, dtype=dtype, shape=shape, params=full, generator=dict(generator),
+            id=case_id, op=spec.name, dtype=dtype, shape=shape, params=full, generator=dict(generator or {}),
             required_level=level,
             tolerance=_tolerance(tolerance_override, spec, dtype,
                                  group.get("tolerance", data.get("tolerance"))),
             flush_allowed=(flush == "allow") and not forbid_flush, nan_rule=nan_rule,
             in_place=in_place, source=source, global_seed=global_seed, own_values=own,
             inputs=several, in_place_input=in_place_input, cut=cut, output_shapes=outputs,
-            output_strides=_output_strides(group, outputs[0]),
+            output_strides=_output_strides(group, outputs[0]), no_input=no_input,
             input_strides=tuple(int(s) for s in group.get("input_strides") or ())))
     return cases
 
@@ -837,7 +877,7 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
             parts.append(f"{name}={arrays.label(value, _fmt)}")
         elif value is not None:
             parts.append(f"{name}={_fmt(value)}")
-    text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", label])
+    text = "/".join([spec.name, dtype, rank, ",".join(parts) or "defaults", *([label] if label else [])])
     if broadcast:
         text += "/broadcast[" + ";".join(f"{spec.input(n).short}:{','.join(map(str, sorted(set(d))))}"
                                          for n, d in broadcast.items()) + "]"

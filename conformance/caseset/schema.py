@@ -53,7 +53,7 @@ BROADCAST = {"type": "object", "additionalProperties": {"type": "array", "items"
 OUTPUT_STRIDES = {"oneOf": [{"const": "padded"}, {"type": "array", "items": {"type": "integer", "minimum": 0}}]}
 OUTPUT_STRIDES_WANTED = "'padded' or a list of strides in elements, one per dimension"
 GROUP = {
-    "type": "object", "additionalProperties": False, "required": ["dtypes", "shapes", "inputs"],
+    "type": "object", "additionalProperties": False, "required": ["dtypes", "shapes"],  # inputs: none for an operator of no input tensor
     "properties": {
         "name": {"type": "string"},
         "description": {"type": "string"},

@@ -117,7 +117,7 @@ class OperatorDescription:
         # A tensor array's k-th tensor (OutputTensors[1]) is its field's (OutputTensors)
         output_fields = list(dict.fromkeys(re.sub(r"\[\d+\]$", "", name) for name in output_names))
         input_fields = [name for name in tensors if name not in output_fields]
-        if not set(output_fields) <= set(tensors) or not input_fields:
+        if not set(output_fields) <= set(tensors):  # no input field: an operator of no input (FILL_VALUE_*)
             raise ValueError(f"{desc['struct']}: the fields must name the input tensors and "
                              f"{', '.join(output_names)}: {fields}")
         self.operator_type = abi.ENUMS[desc["type"]]
@@ -145,7 +145,7 @@ class OperatorDescription:
             self.inputs[0] = TensorDesc(given[0]["dtype"], given[0]["shape"], input_strides)
             sizes = [int(n) for n in given[0]["shape"]]
             self.input_shapes[0] = (0 if 0 in sizes else 1 + sum((n - 1) * int(s) for n, s in zip(sizes, input_strides)),)
-        self.input = self.inputs[0]
+        self.input = self.inputs[0] if self.inputs else None
         self.output = TensorDesc(self.output_dtype, self.shape if output_shape is None else output_shape,
                                  output_strides or None)
         # Each output its own type and sizes (the first as output_dtype and output_shape say)
@@ -257,10 +257,11 @@ class OperatorDescription:
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""
+        first = self.input or self.output  # no input (FILL_VALUE_*): the output's
         out = {"Type": self.operator_type, "struct": type(self.struct).__name__,
-               "DataType": self.input.buffer.DataType, "OutputDataType": self.output.buffer.DataType,
-               "DimensionCount": self.input.buffer.DimensionCount, "Sizes": list(self.shape),
-               "TotalTensorSizeInBytes": self.input.total_bytes}
+               "DataType": first.buffer.DataType, "OutputDataType": self.output.buffer.DataType,
+               "DimensionCount": first.buffer.DimensionCount, "Sizes": list(self.shape),
+               "TotalTensorSizeInBytes": first.total_bytes}
         if self.output.strides is not None:
             out["OutputStrides"] = list(self.output.strides)
             out["OutputTotalTensorSizeInBytes"] = self.output.total_bytes

@@ -28,6 +28,9 @@ class Family:
     # The default shape rule and check of its specs (conformance/specs/shapes.py); None: each spec gives its own
     output_shapes: Callable | None = None
     shape_check: Callable | None = None
+    # A case's shape is OutputTensor's sizes: the loader gives them to the spec's shapes.OUTPUT_SIZES parameter
+    # where the case leaves it unset (operators of no input tensor; DIAGONAL_MATRIX1's optional input has them too)
+    sized_by_case: bool = False
 
 
 ELEMENT_WISE = Family("element-wise", "each output element a function of the input elements at its index "
@@ -41,5 +44,8 @@ NORMALIZATION = Family("normalization", "elements scaled by statistics of their 
 DATA_MOVEMENT = Family("data movement", "input elements copied to other places, unchanged (SLICE, TILE, PADDING)",
                        copies=True)
 INDEX = Family("index", "elements chosen or placed by index tensors (GATHER, SCATTER, ONE_HOT)")
+GENERATOR = Family("generator", "no input tensor: the output made from the fields alone, of the sizes a case gives "
+                   "(FILL_VALUE_CONSTANT, FILL_VALUE_SEQUENCE, DIAGONAL_MATRIX)",
+                   output_shapes=shapes.generated_output, shape_check=shapes.generated_check, sized_by_case=True)
 
-FAMILIES = (ELEMENT_WISE, REDUCTION, CONTRACTION, WINDOW, NORMALIZATION, DATA_MOVEMENT, INDEX)
+FAMILIES = (ELEMENT_WISE, REDUCTION, CONTRACTION, WINDOW, NORMALIZATION, DATA_MOVEMENT, INDEX, GENERATOR)

@@ -43,3 +43,20 @@ def reduced_check(input_shapes, params) -> str | None:
     if empty:
         return f"Axes {list(axes)} reduces axis {empty[0]} of size 0: a slice with no element has no index"
     return None
+
+
+# An operator of no input tensor (FILL_VALUE_*, DIAGONAL_MATRIX): OutputTensor's sizes are the case's shape,
+# which the loader gives this no-field parameter (Parameter(..., sizes_of="OutputTensor")) where a case leaves it
+# unset; the oracle, the ONNX route and the faults read them from it.
+OUTPUT_SIZES = "OutputSizes"
+
+
+def generated_output(input_shapes, params) -> tuple:
+    """No input: one output of the sizes the case gives (OUTPUT_SIZES)."""
+    return (tuple(int(n) for n in params[OUTPUT_SIZES]),)
+
+
+def generated_check(input_shapes, params) -> str | None:
+    if params.get(OUTPUT_SIZES) is None:
+        return f"{OUTPUT_SIZES} (OutputTensor's sizes: the case's shape) is required"
+    return None
