@@ -892,7 +892,7 @@ def _case_id(spec, dtype, shape, from_generator, params, label, in_place, broadc
 
 
 def _fmt(value) -> str:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15 and not (value == 0 and math.copysign(1, value) < 0):
         return str(int(value))
     return repr(value) if isinstance(value, float) else str(value)
 

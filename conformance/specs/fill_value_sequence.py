@@ -1,5 +1,6 @@
 import numpy as np
 
+from conformance.specs import conversion
 from conformance.specs.base import ONE_TO_EIGHT, NotReachable, OnnxNode, OperatorSpec, Output, SupportTable, page
 from conformance.specs.families import GENERATOR
 from conformance.specs.generated import (OUTPUT_SIZES_FIELD, TYPES_4_0, VALUE_DATA_TYPE, no_integer_formula, scalar,
@@ -16,7 +17,8 @@ def sequence_bounds(inputs, params) -> tuple:
     """(lo, hi) of each float element: the least and greatest of the page's accumulation (Value += Delta,
     rounded in the output type at each step) and of ValueStart + i * ValueDelta as Direct3D computes it
     apart for each element (the product and the sum each rounded in the type, or fused and rounded once);
-    a FLOAT16 one may also be computed in FLOAT32 and rounded at the end. An integer one: exact."""
+    a FLOAT16 one may also be computed in FLOAT32 and stored as Direct3D converts a float to a narrower one
+    (to nearest even or toward zero: conformance/specs/conversion.py). An integer one: exact."""
     dtype = np.dtype(params["ValueDataType"])
     sizes = tuple(params[OUTPUT_SIZES])
     count = int(np.prod(sizes, dtype=np.int64))
@@ -31,10 +33,13 @@ def sequence_bounds(inputs, params) -> tuple:
             s, d = inner.type(start), inner.type(delta)
             steps = np.full(count, d, dtype=inner)
             steps[0] = s
-            models += [np.add.accumulate(steps, dtype=inner),  # the page's pseudocode
-                       (s + (i * np.float64(d)).astype(inner)).astype(inner),  # product, then sum, each rounded
-                       (np.float64(s) + i * np.float64(d)).astype(inner)]  # fused: rounded once
-        models = np.stack([m.astype(dtype) for m in models])
+            computed = [np.add.accumulate(steps, dtype=inner),  # the page's pseudocode
+                        (s + (i * np.float64(d)).astype(inner)).astype(inner),  # product, then sum, each rounded
+                        (np.float64(s) + i * np.float64(d)).astype(inner)]  # fused: rounded once
+            for value in computed:  # stored in the output type: Direct3D's float-to-float rule (nearest or toward 0)
+                lo, hi = conversion.accepted(value, dtype.name)[:2] if inner != dtype else (value, value)
+                models += [np.asarray(lo).astype(dtype), np.asarray(hi).astype(dtype)]
+        models = np.stack(models)
     return models.min(axis=0).reshape(sizes), models.max(axis=0).reshape(sizes)
 
 
@@ -98,7 +103,8 @@ SPEC = OperatorSpec(
            "example 2, ValueDelta = -2 in UINT8: 254).",
            "Floats: the page's pseudocode accumulates (Value += Delta, rounded at each step); a device computing "
            "each element apart computes ValueStart + i * ValueDelta. Each element is judged within the least and "
-           "greatest of both (and, for FLOAT16, of both computed in FLOAT32): sequence_bounds.",
+           "greatest of both (and, for FLOAT16, of both computed in FLOAT32 and converted to nearest or toward zero, as "
+           "Direct3D allows): sequence_bounds.",
            "The page gives no defaults: unset, ValueStart and ValueDelta are 0.",
            "The tables are the page's (MicrosoftDocs/sdk-api, ns-directml-dml_fill_value_sequence_operator_desc.md): "
            "5_0, 4_0 and 2_1; FLOAT64 is in none of them."),
