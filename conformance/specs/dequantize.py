@@ -1,5 +1,5 @@
 from conformance.specs import quantization as q
-from conformance.specs.base import NotReachable, OperatorSpec, Parameter, SupportTable, page
+from conformance.specs.base import OperatorSpec, Parameter, SupportTable, page
 from conformance.specs.families import NORMALIZATION
 from conformance.specs.primitives import X, input_
 from oracle.dequantize import output_dtype
@@ -18,7 +18,8 @@ def d3d(params):
 
 
 def to_onnx(dtype: str, params: dict):
-    raise NotReachable("not routed yet: DequantizeLinear-21's axis and block_size need the case's shape")
+    """DequantizeLinear (opset 21): per tensor, per axis, or blocked along one axis (block 1: element-wise)."""
+    return q.onnx_node("DequantizeLinear", output_dtype(dtype, params.get("OutputType")), params)
 
 
 SPEC = OperatorSpec(
@@ -41,9 +42,12 @@ SPEC = OperatorSpec(
                 "INT4, UINT8 or UINT4; QuantizationTensors FLOAT32, FLOAT16, INT8, INT4, UINT8, UINT4; OutputTensor "
                 "FLOAT32 or FLOAT16.",
     tolerance_ulp={"float32": 0},
-    onnx_route="not routed yet (DequantizeLinear-21 with axis and block_size would reach the per-tensor, per-axis and "
-               "one-axis blocked cases)",
+    onnx_route="DequantizeLinear (opset 21): per tensor (a scalar scale), per axis (1-D), or blocked along one axis "
+               "(block_size; block 1 along axis 0 for element-wise); blocks along two dimensions are not reachable",
     to_onnx=to_onnx,
+    onnx_for_shape=q.onnx_for_shape,
+    onnx_shapes=q.onnx_shapes,
+    onnx_broadcasts=False,
     d3d=d3d,
     source=page(STRUCT),
     family=NORMALIZATION,  # not pointwise: a block of elements shares its scale (the judge spreads it)

@@ -1,13 +1,18 @@
 from conformance.specs import quantization as q
 from conformance.specs.base import FLOATS, NotReachable, OperatorSpec, Parameter, SupportTable, page
 from conformance.specs.families import NORMALIZATION
+from oracle.quantization import tensor_count
 from oracle.quantize import output_dtype
 
 STRUCT = "DML_QUANTIZE_OPERATOR_DESC"
 
 
 def to_onnx(dtype: str, params: dict):
-    raise NotReachable("not routed yet: QuantizeLinear-21's axis and block_size need the case's shape")
+    """QuantizeLinear (opset 21): per tensor, per axis, or blocked along one axis (block 1: element-wise)."""
+    if tensor_count(params) == 1 and output_dtype(dtype, params.get("OutputType")) != "uint8":
+        raise NotReachable("QuantizeLinear without a zero point gives UINT8 (an INT8 one needs output_dtype, "
+                           "not routed)")
+    return q.onnx_node("QuantizeLinear", output_dtype(dtype, params.get("OutputType")), params)
 
 
 SPEC = OperatorSpec(
@@ -30,9 +35,12 @@ SPEC = OperatorSpec(
                 "or FLOAT16; QuantizationTensors FLOAT32, FLOAT16, INT8, INT4, UINT8, UINT4; OutputTensor INT8, INT4, "
                 "UINT8, UINT4.",
     tolerance_ulp={},
-    onnx_route="not routed yet (QuantizeLinear-21 with axis and block_size would reach the per-tensor, per-axis and "
-               "one-axis blocked cases)",
+    onnx_route="QuantizeLinear (opset 21): per tensor (a scalar scale), per axis (1-D), or blocked along one axis "
+               "(block_size; block 1 along axis 0 for element-wise); blocks along two dimensions are not reachable",
     to_onnx=to_onnx,
+    onnx_for_shape=q.onnx_for_shape,
+    onnx_shapes=q.onnx_shapes,
+    onnx_broadcasts=False,
     source=page(STRUCT),
     family=NORMALIZATION,  # not pointwise: a block of elements shares its scale (the judge spreads it)
     struct_order=q.STRUCT_ORDER,
