@@ -19,7 +19,7 @@ import numpy as np
 
 from conformance import specs
 from conformance.caseset.operands import take
-from conformance.judge import intervals
+from conformance.judge import intervals, per_element
 from conformance.judge.models import DEFAULT_MODEL, MODELS  # noqa: F401  (importers of d3d find them here)
 from oracle.rounding import float_param
 
@@ -68,7 +68,8 @@ class IntervalJudge:
         self.nan_rule = nan_rule
         plain = {k: v for k, v in params.items() if k != "ScaleBias"}
         self.formula = None
-        self.names = tuple(i.short for i in spec.input_tensors(params)) if spec.several_inputs else None
+        self.names = (per_element.names(spec, params) if spec.per_element_fields else
+                      tuple(i.short for i in spec.input_tensors(params)) if spec.several_inputs else None)
         # A type the precision rules of this model do not cover (float64: Direct3D's double-precision
         # rules are not modelled) gets the zero-width interval: only the exactly rounded value.
         if self.dtype.kind == "f" and spec.d3d is not None and self.dtype.name in intervals.COMPUTED_IN:

@@ -7,6 +7,7 @@ set of indices the page allows (indices.py)."""
 import numpy as np
 
 from conformance import specs
+from conformance.judge import per_element
 from conformance.judge.compare import Comparison, compare
 from conformance.judge.expected import expected_and_reference, expected_for, interval_judge
 
@@ -43,5 +44,7 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         expected, reference, zeros = expected_for(case, x)
     if spec.spread is not None:  # inputs of their own smaller shapes, read per block (QUANTIZE's scales)
         x = spec.spread(x, case.oracle_params())
+    if spec.per_element_fields:  # fields read per element (VALUE_SCALE_2D's Bias[c]): operands of the judge
+        x = per_element.operands(spec, x, case.oracle_params())
     return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
                    reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))

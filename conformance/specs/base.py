@@ -50,6 +50,10 @@ class Parameter:
     # InputTensors, SPLIT's OutputTensors: each one's size along Axis); its `count` is that array's, so
     # its length is the number of tensors a case gives (Input.count, Output.count)
     per_tensor: str | None = None
+    # A float_array field read per element along a dimension (VALUE_SCALE_2D's Bias: Bias[c] along
+    # dimension 1, the channel): the d3d formula names it as an input, input_("Bias"), and the judge
+    # gives each element its own value (conformance/judge/per_element.py)
+    along: int | None = None
 
     @property
     def array(self) -> bool:
@@ -359,6 +363,11 @@ class OperatorSpec:
     @property
     def several_inputs(self) -> bool:
         return len(self.inputs) > 1 or any(i.count for i in self.inputs)
+
+    @property
+    def per_element_fields(self) -> tuple:
+        """The fields read per element along a dimension (Parameter.along)."""
+        return tuple(p for p in self.parameters if p.along is not None)
 
     def input(self, name: str) -> Input | None:
         """The input named (its struct name or short); a tensor array's k-th (Inputs[1]) is the array."""
