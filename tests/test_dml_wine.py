@@ -88,6 +88,8 @@ def test_known_deviations_excluded_from_the_smoke_suite_are_listed_with_case_ids
 
 
 def _reachable_through_onnx_runtime(case) -> bool:
+    if case.no_input:  # a node of initializers alone (ConstantOfShape, Range) never runs on DirectML's provider:
+        return False   # cpu-fallback (docs/findings/issue25-zero_input.md)
     try:
         specs.get(case.op).to_onnx(case.dtype, case.params)
     except specs.NotReachable:
