@@ -180,3 +180,25 @@ def test_a_wrong_element_is_named_by_its_output_index_and_the_page_s_value():
     record, = run("python:faults_zero_input:value_type_ignored", [case])
     assert record["status"] == statuses.FAIL and record["d3d"]["worst"][0]["expected"] == 2**53 + 1
     assert record["d3d"]["worst"][0]["actual"] == 2**53
+
+
+def test_the_reports_name_the_page_s_constant_where_there_is_no_input(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [tests, os.environ.get("PYTHONPATH")]))}
+    conformance = [sys.executable, "-m", "conformance"]
+    results = tmp_path / "faulty.jsonl"
+    done = subprocess.run(conformance + ["run", "cases/diagonal_matrix.yaml", "-k", "rank4[1x1x3x3]", "--backend",
+                                         "python:faults_zero_input:diagonal_one_column_off", "--results", str(results)],
+                          capture_output=True, text=True, env=env, cwd=Path(tests).parent)
+    assert done.returncode == 1, done.stderr
+    done = subprocess.run(conformance + ["report", str(results), "--markdown", str(tmp_path / "r.md"), "--html",
+                                         str(tmp_path / "r.html")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    # the element's output index, no input element: the value the page fills there
+    assert "| [0, 0, 0, 0] | the page's constant 1.0 `0x3f800000` | 1.0 `0x3f800000` | 0.0 `0x00000000` |" in \
+        (tmp_path / "r.md").read_text()
+    assert "DIAGONAL_MATRIX/float32/rank4[1x1x3x3]/Offset=0" in (tmp_path / "r.html").read_text()
