@@ -130,7 +130,8 @@ def test_roi_coordinates_not_scaled_are_caught_and_named_by_source():
     records = by_id(run("python:faults_roi_value_scale:roi_not_scaled", ROI))
     unscaled = [r for i, r in records.items() if "SpatialScale=1," in i]
     assert unscaled and all(r["status"] == statuses.PASS for r in unscaled)  # nothing to scale: a correct device
-    scaled = [r for i, r in records.items() if "SpatialScale=1," not in i]
+    # (the ties cases repeat three values: other bins may hold the same maxima)
+    scaled = [r for i, r in records.items() if "SpatialScale=1," not in i and not i.endswith("/ties")]
     assert scaled and all(r["status"] == statuses.FAIL for r in scaled), [r["id"] for r in scaled
                                                                            if r["status"] != statuses.FAIL]
     worst = scaled[0]["d3d"]["worst"][0]
