@@ -241,3 +241,14 @@ def test_the_smoke_cases_pass_through_dml_wine_and_a_non_square_roi_pool_is_refu
         [(i, r["message"]) for i, r in records.items() if r["status"] != statuses.PASS and i != square]
     assert all("DmlExecutionProvider" in str(records[c.id].get("placement")) for c in smoke)
     assert records[square]["status"] == statuses.ERROR and "80070057" in records[square]["message"]
+
+
+def test_conformance_specs_prints_both_with_their_tables_and_the_bias_in_the_formula():
+    import subprocess
+    import sys
+    for op, said in (("ROI_POOLING", "d3d: exact"), ("VALUE_SCALE_2D", "((x * 1) + bias)")):
+        done = subprocess.run([sys.executable, "-m", "conformance", "specs", op], capture_output=True, text=True,
+                              cwd=CASES.parent)
+        assert done.returncode == 0, done.stderr
+        assert "DML_FEATURE_LEVEL_1_0                   4  FLOAT32, FLOAT16" in done.stdout and said in done.stdout
+    assert "x = 10.0, 0.5: exact 10.5, accepted [10.5, 10.5]" in done.stdout  # Bias=[0.5], its example

@@ -162,7 +162,13 @@ def worked_examples(op: str, dtype: str, params: dict, inputs) -> list:
     x = np.asarray(inputs, dtype=dtype)
     if judge.names:  # several inputs: each pairs with the list turned by one place per input
         x = tuple(np.roll(x, -k) for k in range(len(judge.names)))
-    expected = oracle.evaluate(op, x, dtype, **params)
+    spec = specs.get(op)
+    if spec.per_element_fields:  # each example its own channel, a field's values cycled over them
+        x = x[:len(x) - len(spec.per_element_fields)] + tuple(
+            np.resize(np.asarray(params[f.name], dtype=np.float32), x[0].size) for f in spec.per_element_fields)
+        expected = per_element.evaluate_flat(op, dtype, spec.ranks[0], params, x).astype(dtype)
+    else:
+        expected = oracle.evaluate(op, x, dtype, **params)
     lo, hi, num, may_nan = judge.bounds(x, expected)
     return [(take(x, i), expected[i], lo[i] if num[i] else None, hi[i] if num[i] else None, bool(may_nan[i]))
             for i in range(expected.size)]
@@ -193,8 +199,10 @@ def explain(spec, dtype: str = "float32") -> list:
                          f"{declared.rel_error} rel ({declared.source})")
     inputs = [-1e-45, -1e-3, -1.0, 0.0, 0.5, 2.0, 10.0]
     if dtype in spec.dtypes:
-        lines.append(f"  worked intervals ({dtype}):")
-        for x, e, lo, hi, may_nan in worked_examples(spec.name, dtype, defaults, inputs):
+        # a per-element field the page gives no default (VALUE_SCALE_2D's Bias): an example value, said
+        example = {f.name: [0.5] for f in spec.per_element_fields if defaults.get(f.name) is None}
+        lines.append(f"  worked intervals ({dtype}{''.join(f', {k}={v}' for k, v in example.items())}):")
+        for x, e, lo, hi, may_nan in worked_examples(spec.name, dtype, {**defaults, **example}, inputs):
             where = "NaN only" if lo is None else f"[{float(lo)!r}, {float(hi)!r}]" + (" or NaN" if may_nan else "")
             shown = ", ".join(repr(float(v)) for v in x) if isinstance(x, tuple) else repr(float(x))
             lines.append(f"    x = {shown}: exact {float(e)!r}, accepted {where}")

@@ -39,20 +39,21 @@ def flushed(case):
 
 
 def _flushed_results(op, dtype, rank, params_json, flat) -> list:
-    from conformance import specs
     from conformance.caseset import operands as ops
-    spec, params = specs.get(op), json.loads(params_json)
-    fields = spec.per_element_fields
+    params = json.loads(params_json)
+    return [evaluate_flat(op, dtype, rank, params, ops.flushed(flat, set(which)))
+            for size in range(len(flat), 0, -1) for which in itertools.combinations(range(len(flat)), size)]
+
+
+def evaluate_flat(op, dtype, rank, params, flat) -> np.ndarray:
+    """The oracle on flat operands (inputs, then per-element fields' values), each element computed as its
+    own index along the fields' dimension of a tensor of `rank` dimensions."""
+    from conformance import specs
+    fields = specs.get(op).per_element_fields
     count = len(flat) - len(fields)
-    results = []
-    for size in range(len(flat), 0, -1):
-        for which in itertools.combinations(range(len(flat)), size):
-            values = ops.flushed(flat, set(which))
-            # n elements, each its own index along the fields' dimension (one dimension for all)
-            sizes = [1] * rank
-            sizes[fields[0].along] = len(values[0])
-            inputs = tuple(np.asarray(v).reshape(sizes) for v in values[:count])
-            given = {f.name: [float(v) for v in values[count + k]] for k, f in enumerate(fields)}
-            got = oracle.evaluate(op, inputs if count > 1 else inputs[0], dtype, **{**params, **given})
-            results.append(np.asarray(got).reshape(-1))
-    return results
+    sizes = [1] * rank
+    sizes[fields[0].along] = len(flat[0])
+    inputs = tuple(np.asarray(v).reshape(sizes) for v in flat[:count])
+    given = {f.name: [float(v) for v in flat[count + k]] for k, f in enumerate(fields)}
+    got = oracle.evaluate(op, inputs if count > 1 else inputs[0], dtype, **{**params, **given})
+    return np.asarray(got).reshape(-1)
