@@ -202,3 +202,25 @@ def test_the_reports_name_the_page_s_constant_where_there_is_no_input(tmp_path):
     assert "| [0, 0, 0, 0] | the page's constant 1.0 `0x3f800000` | 1.0 `0x3f800000` | 0.0 `0x00000000` |" in \
         (tmp_path / "r.md").read_text()
     assert "DIAGONAL_MATRIX/float32/rank4[1x1x3x3]/Offset=0" in (tmp_path / "r.html").read_text()
+
+
+def test_diagonal_matrix1_s_description_byte_for_byte_as_the_header_lays_it_out():
+    """DirectML.h: { _Maybenull_ const DML_TENSOR_DESC* InputTensor; const DML_TENSOR_DESC* OutputTensor;
+    DML_TENSOR_DATA_TYPE ValueDataType; DML_SCALAR_UNION Value; INT DiagonalFillBegin; INT DiagonalFillEnd; }:
+    InputTensor NULL where absent, Value an INT64 no double holds."""
+    import ctypes as C
+    import struct
+    from conformance.dmldirect import abi
+    from conformance.dmldirect.describe import OperatorDescription
+
+    class Header(C.Structure):
+        _fields_ = [("InputTensor", C.c_void_p), ("OutputTensor", C.c_void_p), ("ValueDataType", C.c_int),
+                    ("Value", C.c_byte * 8), ("DiagonalFillBegin", C.c_int), ("DiagonalFillEnd", C.c_int)]
+    params = {"Value": 2**53 + 1, "DiagonalFillBegin": -1, "DiagonalFillEnd": 2, "OutputSizes": [3, 4],
+              "InputTensor": "absent"}
+    d = OperatorDescription.from_case(layout.request("DIAGONAL_MATRIX1", "int64", (3, 4), params))
+    assert d.desc.Type == abi.DML_OPERATOR_DIAGONAL_MATRIX1 and C.sizeof(d.struct) == C.sizeof(Header) == 40
+    raw = C.string_at(d.desc.Desc, 40)
+    assert struct.unpack_from("<QQi", raw, 0) == (0, d.output.address, abi.DML_TENSOR_DATA_TYPE_INT64)
+    assert struct.unpack_from("<qii", raw, 24) == (2**53 + 1, -1, 2) and d.inputs == []
+    assert list(d.output.buffer.Sizes[:2]) == [3, 4] and d.input_slots == [False] and d.output_slots == [True]
