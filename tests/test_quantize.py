@@ -31,6 +31,11 @@ def test_the_oracle_is_the_pages_formula():
               np.array([1.0], "float32"), np.array([0], "int8"))
     got = oracle.evaluate("ELEMENT_WISE_QUANTIZED_LINEAR_ADD", signed, "int8", BType="uint8")
     assert got.dtype == np.int8 and got.tolist() == [-28, 127]  # saturated at INT8's Max
+    # an absent (_Maybenull_) zero point is no input and reads 0
+    without = oracle.evaluate("ELEMENT_WISE_QUANTIZED_LINEAR_ADD", signed[:2] + signed[3:5] + signed[6:7], "int8",
+                              BType="uint8", AZeroPointTensor="absent", BZeroPointTensor="absent",
+                              OutputZeroPointTensor="absent")
+    assert without.tolist() == got.tolist()
 
 
 def test_every_case_passes_exactly_through_the_oracle():
@@ -41,7 +46,7 @@ def test_every_case_passes_exactly_through_the_oracle():
 
 def test_the_cpu_provider_passes_every_case_it_reaches_but_rounds_after_the_zero_point():
     records = {r["id"]: r for r in run("cpu", ADD)}
-    mixed = [i for i in records if "BType=" in i or "OutputType=" in i]
+    mixed = [i for i in records if "BType=" in i or "OutputType=" in i or "=absent" in i]
     assert mixed and all(records[i]["status"] == statuses.NOT_REACHABLE for i in mixed)
     late = [i for i in records if any(k in i for k in ZERO_POINT_FIRST)]
     assert len(late) == 4 and all(records[i]["status"] == statuses.FAIL for i in late)

@@ -1,10 +1,11 @@
 import numpy as np
 
-from conformance.specs.base import ONE_TO_EIGHT, Input, OnnxNode, OperatorSpec, Parameter, SupportTable, page
+from conformance.specs.base import ONE_TO_EIGHT, PRESENT, Input, OnnxNode, OperatorSpec, Parameter, SupportTable, page, optional_tensor
 from conformance.specs.shapes import broadcast_check
 from oracle.element_wise_quantized_linear_add import QUANTIZED, SCALES, output_dtype
 
 STRUCT = "DML_ELEMENT_WISE_QUANTIZED_LINEAR_ADD_OPERATOR_DESC"
+ZERO_POINTS = ("AZeroPointTensor", "BZeroPointTensor", "OutputZeroPointTensor")
 FLOAT32 = lambda dtype: "float32"  # noqa: E731  every scale tensor's type (the page's table)
 
 
@@ -14,7 +15,7 @@ def shape_check(input_shapes, params) -> str | None:
     problem = broadcast_check(input_shapes, params)
     if problem:
         return problem
-    names = [i.short for i in SPEC.inputs]
+    names = [i.short for i in SPEC.input_tensors(params)]
     many = [f"{n} {list(s)}" for n, s in zip(names, input_shapes) if n in SCALES and int(np.prod(s)) != 1]
     if many:
         return (f"{', '.join(many)}: each scale and zero point must have one element (broadcast it over every "
@@ -25,7 +26,7 @@ def shape_check(input_shapes, params) -> str | None:
 def onnx_shapes(input_shapes, params) -> tuple:
     """QLinearAdd takes each scale and zero point as a scalar (ONNX Runtime: a scalar or a 1-D tensor of
     one element)."""
-    names = [i.short for i in SPEC.inputs]
+    names = [i.short for i in SPEC.input_tensors(params)]
     return tuple(() if n in SCALES else s for n, s in zip(names, input_shapes))
 
 
@@ -34,6 +35,8 @@ def to_onnx(dtype: str, params: dict):
     from conformance.specs.base import NotReachable
     if {params.get("BType") or dtype, output_dtype(dtype, params.get("OutputType"))} != {dtype}:
         raise NotReachable("QLinearAdd (com.microsoft) types A, B and C alike: no case of mixed INT8 and UINT8")
+    if any(params.get(name, PRESENT) != PRESENT for name in ZERO_POINTS):
+        raise NotReachable("an absent zero point: the ONNX route binds every QLinearAdd input by position")
     return OnnxNode("QLinearAdd", 1, domain="com.microsoft", alone=True, output_type=dtype)
 
 
@@ -52,15 +55,17 @@ SPEC = OperatorSpec(
                           "Not a field: the data type of OutputZeroPointTensor and OutputTensor, INT8 or UINT8 "
                           "(unset: ATensor's).",
                           choices=("uint8", "int8"), unset=output_dtype,
-                          tensors=("OutputZeroPointTensor", "OutputTensor"))),
+                          tensors=("OutputZeroPointTensor", "OutputTensor")),
+                *(optional_tensor(name, "_Maybenull_: absent, the zero point is 0 (the page).") for name in ZERO_POINTS)),
     inputs=(Input("ATensor"),
             Input("AScaleTensor", role="scale", aliases_output=False, dtype=FLOAT32),
-            Input("AZeroPointTensor", role="zero_point", aliases_output=False),
+            Input("AZeroPointTensor", role="zero_point", aliases_output=False, optional=True),
             Input("BTensor"),
             Input("BScaleTensor", role="scale", aliases_output=False, dtype=FLOAT32),
-            Input("BZeroPointTensor", role="zero_point", aliases_output=False),
+            Input("BZeroPointTensor", role="zero_point", aliases_output=False, optional=True),
             Input("OutputScaleTensor", role="scale", aliases_output=False, dtype=FLOAT32),
-            Input("OutputZeroPointTensor", role="zero_point", aliases_output=False, dtype=output_dtype)),
+            Input("OutputZeroPointTensor", role="zero_point", aliases_output=False, dtype=output_dtype,
+                  optional=True)),
     output_dtype=output_dtype,
     introduced="4_0",
     tables=(SupportTable("4_0", ONE_TO_EIGHT, QUANTIZED),),
@@ -82,8 +87,8 @@ SPEC = OperatorSpec(
            "product in float64), the sum in float64, requantized with ELEMENT_WISE_QUANTIZE_LINEAR's rule (ties to "
            "even, saturated); judged exactly, as that operator is. A device computing in float32 differs only where "
            "its roundings cross a tie of the quotient: the cases put exact ties where they show.",
-           "The three zero points are _Maybenull_ (default 0): every case binds them (an optional input has no "
-           "spelling in the case files yet). A scale of 0 is undefined (as for QUANTIZE_LINEAR): no case has one.",
+           "The three zero points are _Maybenull_ (absent: 0): a case leaves one out by its optional_tensor parameter "
+           "(AZeroPointTensor=absent). A scale of 0 is undefined (as for QUANTIZE_LINEAR): no case has one.",
            "The page's one table: 4_0, 1 to 8 dimensions, INT8 and UINT8 (scales FLOAT32). The page says nothing "
            "of in-place execution: none is asked for."),
 )
