@@ -193,8 +193,19 @@ def mixed(op, x, dtype, **params):
     """A device of five behaviours, one a case: exact (the oracle), three elements tolerance + 1 ULP
     off, denormals flushed, NaN swallowed, all zeros. One run of it takes the verification down every
     path the five single-fault devices take, each on a fifth of the cases."""
-    shape = np.broadcast_shapes(*(v.shape for v in x)) if isinstance(x, tuple) else x.shape
+    shape = _case_shape(x)
     return globals()[mixed_behaviour(op, dtype, shape)](op, x, dtype, **params)
+
+
+def _case_shape(x) -> tuple:
+    """A case's shape from its input or inputs: several broadcast to it, or (inputs of their own shapes,
+    GATHER's) the first input's."""
+    if not isinstance(x, tuple):
+        return x.shape
+    try:
+        return np.broadcast_shapes(*(v.shape for v in x))
+    except ValueError:
+        return x[0].shape
 
 
 def exact(op, x, dtype, **params):
