@@ -145,3 +145,20 @@ def test_every_case_passes_exactly_through_dml_direct():
     bad = [(r["id"], r["message"]) for r in records if r["status"] != statuses.PASS]
     assert not bad, bad[:3]
     assert any(r["output_shapes"][0] != r["input_shapes"][0] for r in records)
+
+
+def test_a_device_that_flushes_subnormals_may_index_the_first_of_the_zeros_they_become():
+    """The lent H100 reads float32 subnormals as zero when comparing: of two subnormals in a window it
+    names the first as the maximum (docs/findings/issue25-window.md). Allowed where the case allows
+    flushing, as for ARGMAX; refused where it forbids it."""
+    from dataclasses import replace
+    from conformance.judge.entry import compare_case
+    case = next(c for c in CASES if c.op == "MAX_POOLING1" and c.dtype == "float32" and c.id.endswith("/specials"))
+    x = case.make_input()
+    values, indices = oracle.evaluate(case.op, x, case.dtype, **case.params)
+    flushed = np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x)
+    flushed_indices = oracle.evaluate(case.op, flushed, case.dtype, **case.params)[1]
+    assert (flushed_indices != indices).any()
+    assert compare_case(case, x, (values, flushed_indices)).passed
+    refused = compare_case(replace(case, flush_allowed=False), x, (values, flushed_indices))
+    assert not refused.passed and refused.worst[0]["output"] == "OutputIndices"

@@ -20,7 +20,7 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         from conformance.judge.several import compare_outputs
         if expected is None:
             expected = expected_and_reference(case, x)[0]
-        return compare_outputs(spec, x, expected, actual, case.oracle_params())
+        return compare_outputs(spec, x, expected, actual, case.oracle_params(), case.flush_allowed)
     if outputs[0].allowed is not None:  # one index output (ARGMIN, ARGMAX): the set of indices allowed
         from conformance.judge.indices import allowed_for, compare_indices
         if expected is None:

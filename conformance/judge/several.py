@@ -7,12 +7,13 @@ import numpy as np
 
 from conformance.judge.bounded import compare_bounded
 from conformance.judge.compare import Comparison, empty_interval_summary
-from conformance.judge.indices import compare_indices, within
+from conformance.judge.indices import allowed_for, compare_indices, within
 from conformance.judge.moved import compare_moved
 
 
-def compare_outputs(spec, x, expected: tuple, actual, params: dict) -> Comparison:
-    """expected: the oracle's outputs, a tuple in the page's order; actual: the device's."""
+def compare_outputs(spec, x, expected: tuple, actual, params: dict, flush_allowed: bool = False) -> Comparison:
+    """expected: the oracle's outputs, a tuple in the page's order; actual: the device's; flush_allowed:
+    an index output may also be what the page allows on the inputs with float32 subnormals flushed."""
     outputs = spec.outputs_for(params)  # an optional output the case leaves absent is none of them
     if not isinstance(actual, (tuple, list)) or len(actual) != len(outputs):
         given = len(actual) if isinstance(actual, (tuple, list)) else 1
@@ -23,11 +24,11 @@ def compare_outputs(spec, x, expected: tuple, actual, params: dict) -> Compariso
     parts = [None] * len(outputs)
     # an output computed from others (Output.derived_from) after them, judged on what they passed
     for k in sorted(range(len(outputs)), key=lambda k: len(outputs[k].derived_from)):
-        parts[k] = _judge(spec, x, expected, actual, params, outputs, named, parts, k)
+        parts[k] = _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed)
     return merge(outputs, parts)
 
 
-def _judge(spec, x, expected, actual, params, outputs, named, parts, k) -> Comparison:
+def _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed) -> Comparison:
     """Output k by its kind; parts: the Comparisons of the outputs judged before it."""
     inputs = x if isinstance(x, tuple) else (x,)
     output = outputs[k]
@@ -35,13 +36,13 @@ def _judge(spec, x, expected, actual, params, outputs, named, parts, k) -> Compa
     if output.undefined is not None and got.shape == want.shape and got.dtype == want.dtype:
         got = np.where(output.undefined(inputs, params), want, got)  # the page leaves these open: any value
     if output.allowed is not None:
-        return compare_indices(want, got, output.allowed(inputs, params),
+        return compare_indices(want, got, allowed_for(output.allowed, inputs, params, flush_allowed),
                                data=inputs[0] if output.slice_of_input else None)
     if output.indices_from is not None:
         j = named[output.indices_from]
         chosen = np.asarray(actual[j])
         if chosen.shape == np.shape(expected[j]):
-            ok = within(chosen, outputs[j].allowed(inputs, params))
+            ok = within(chosen, allowed_for(outputs[j].allowed, inputs, params, flush_allowed))
             picked = np.where(ok, chosen, expected[j])
             want = np.asarray(output.gather(inputs, picked, params)).astype(want.dtype)
     if spec.source_index is None:  # computed, not copied (bounded.py)
