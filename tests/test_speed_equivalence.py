@@ -294,7 +294,8 @@ def _float16_formula_cover():
     offers = {}
     for case in load_paths():
         judge = interval_judge(case) if case.dtype == "float16" else None
-        if judge is not None and not judge.exact and case.op not in offers:
+        # a judge of an accepted set without a formula (CAST's conversions) has no compiled intervals
+        if judge is not None and not judge.exact and judge.formula is not None and case.op not in offers:
             offers[case.op] = (case.params, used(judge.formula, {"several" if judge.names else "one"}))
     wanted, chosen = set().union(*(u for _, u in offers.values())), []
     while wanted:
