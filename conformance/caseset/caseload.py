@@ -716,6 +716,10 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
             problems.append(f"{where(*at, 'shapes')}{spec.name}: {problem}")
             continue
         problem = _bind_indices(spec, several, full) if spec.index_bounds else None
+        if spec.values_check and not several and not no_input:  # one input (FOLD's): its given values, or None
+            given = generator.get("kind") == "values"
+            problem = problem or spec.values_check(spec.inputs[0].name, np.resize(own, shape) if given else None,
+                                                   input_shapes, full)
         problem = problem or (_check_values(spec, several, input_shapes, full) if spec.values_check else None)
         if problem:
             problems.append(f"{where(*at, 'inputs')}{spec.name}: {problem}")
