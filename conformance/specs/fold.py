@@ -82,8 +82,10 @@ SPEC = OperatorSpec(
             "(col2im): overlapping values are summed.",
     parameters=(*FIELDS, OUTPUT_SIZES),
     introduced="6_4",
-    # The page's table gives dimension counts (3 to 8) and leaves the data types blank: every type DirectML has
-    tables=(SupportTable("6_4", (3, 4, 5, 6, 7, 8), ALL_TYPES),),
+    # The page's table gives 3 to 8 dimensions for both tensors and leaves the data types blank: every type
+    # DirectML has. InputTensor is 3-D by the page's own text and examples, so the table's ranks are OutputTensor's:
+    # the cases' OutputSizes give 3- to 8-D outputs (the ranks here are InputTensor's, which a case's rank names)
+    tables=(SupportTable("6_4", (3,), ALL_TYPES),),
     in_place=False,
     constraints="The page: InputTensor and OutputTensor must have the same DimensionCount (InputTensor is 3-D, "
                 "(N, C x prod(WindowSizes), BlockCount), by the page's text and examples); DimensionCount (the "
@@ -102,5 +104,9 @@ SPEC = OperatorSpec(
            "The page does not say in which order overlapping values are summed: the float cases' values are "
            "small integers whose every partial sum is exact (values_check), so that every order gives one "
            "value; the sound accumulation bound for other values is issue 26's.",
+           "The page's table gives 3 to 8 dimensions for InputTensor and OutputTensor, its text a 3-D InputTensor "
+           "(N, C x prod(WindowSizes), BlockCount): the cases' inputs are 3-D and their outputs 3- to 8-D.",
+           "ONNX Runtime 1.32.0's Col2Im sums dilated windows of several channels, or of more than 2 spatial "
+           "dimensions, into other places than DirectML and the oracle (which agree): those cases are not reached.",
            "Introduced in DirectML 1.15.1 (DML_FEATURE_LEVEL_6_4)."),
 )
