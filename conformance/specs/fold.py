@@ -60,10 +60,10 @@ def values_check(name: str, values, input_shapes, params) -> str | None:
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     """ONNX's Col2Im (opset 18): image_shape and block_shape as inputs, pads as [starts..., ends...]."""
-    if dtype != "float32":
-        raise NotReachable(f"ONNX Runtime's Col2Im takes FLOAT32, not {dtype.upper()}")
+    if dtype not in ("float32", "float16"):
+        raise NotReachable(f"ONNX Runtime's Col2Im takes FLOAT32 and FLOAT16, not {dtype.upper()}")
     if any(d != 1 for d in params["Dilations"]):  # docs/findings/issue25-window.md
-        raise NotReachable("ONNX Runtime's Col2Im misplaces dilated windows (of several channels, or past 2-D)")
+        raise NotReachable("ONNX Runtime's Col2Im misplaces some dilated windows (docs/findings/issue25-window.md)")
     return OnnxNode("Col2Im", 18, attributes={"dilations": list(params["Dilations"]),
                                               "strides": list(params["Strides"]),
                                               "pads": [*params["StartPadding"], *params["EndPadding"]]},
@@ -91,7 +91,7 @@ SPEC = OperatorSpec(
                 "(N, C x prod(WindowSizes), BlockCount), by the page's text and examples); DimensionCount (the "
                 "spatial dimensions) <= 6; BlockCount = prod(BlocksPerDimension).",
     tolerance_ulp={"float32": 0, "float16": 0},  # sums of small integers: exact in every order
-    onnx_route="Col2Im (opset 18), FLOAT32, Dilations all 1",
+    onnx_route="Col2Im (opset 18), FLOAT32 and FLOAT16, Dilations all 1",
     to_onnx=to_onnx,
     source=page("DML_FOLD_OPERATOR_DESC").replace("win32/api/directml", "ai/directml/api"),
     family=WINDOW,
@@ -106,7 +106,7 @@ SPEC = OperatorSpec(
            "value; the sound accumulation bound for other values is issue 26's.",
            "The page's table gives 3 to 8 dimensions for InputTensor and OutputTensor, its text a 3-D InputTensor "
            "(N, C x prod(WindowSizes), BlockCount): the cases' inputs are 3-D and their outputs 3- to 8-D.",
-           "ONNX Runtime 1.32.0's Col2Im sums dilated windows of several channels, or of more than 2 spatial "
-           "dimensions, into other places than DirectML and the oracle (which agree): those cases are not reached.",
+           "ONNX Runtime 1.32.0's Col2Im sums some dilated folds (1-D of 2 channels, 6-D) into other places than "
+           "DirectML and the oracle (which agree): those cases are not reached.",
            "Introduced in DirectML 1.15.1 (DML_FEATURE_LEVEL_6_4)."),
 )
