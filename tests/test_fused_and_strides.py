@@ -86,7 +86,7 @@ def test_the_onnx_route_is_add_then_the_activation_at_one_opset():
     for value, opset, types in (({"Type": "ACTIVATION_SCALED_TANH", "Alpha": 1.0, "Beta": 0.5}, 7, ["Add", "ScaledTanh"]),
                                 ({"Type": "ACTIVATION_IDENTITY"}, 9, ["Add", "Dropout"]),
                                 ({"Type": "ACTIVATION_RELU"}, 14, ["Add", "Relu"])):
-        case = SimpleNamespace(dtype="float32", params={"FusedActivation": value}, shape=(2, 3))
+        case = SimpleNamespace(dtype="float32", params={"FusedActivation": value}, shape=(2, 3), no_input=False)
         node = onnx_models.node_for(spec, case)
         model = load_from_string(onnx_models.single_node_model(node, "float32"))
         assert [n.op_type for n in model.graph.node] == types
