@@ -75,14 +75,13 @@ def test_a_bad_case_is_refused_at_load_with_one_line(tmp_path, dtype, shape, val
     assert len(load_file(path)) == 1  # 512 x 4 overlapping positions: 2048, exact in float16
 
 
-def test_every_case_passes_exactly_through_the_oracle_and_onnx_runtime_where_it_is_reached():
+def test_every_case_passes_exactly_through_the_oracle_and_onnx_runtime_is_no_route():
     assert len(CASES) > 60
     records = run("python:oracle:evaluate", CASES)
     assert {r["status"] for r in records} == {statuses.PASS} and max(r["max_ulp"] for r in records) == 0
-    reached = [c for c in CASES if c.dtype in ("float32", "float16") and set(c.params["Dilations"]) == {1}]
-    assert len(reached) >= 16 and {r["status"] for r in run("cpu", reached)} == {statuses.PASS}
-    dilated = [c for c in CASES if c.dtype == "float32" and set(c.params["Dilations"]) != {1}]
-    assert {r["status"] for r in run("cpu", dilated)} == {statuses.NOT_REACHABLE}
+    through_onnx = run("cpu", CASES[:5])
+    assert {r["status"] for r in through_onnx} == {statuses.NOT_REACHABLE}
+    assert "corrupts other operators' outputs" in through_onnx[0]["message"]
 
 
 def test_a_window_position_dropped_from_the_sum_is_caught_and_named_by_output_index():

@@ -59,6 +59,14 @@ def values_check(name: str, values, input_shapes, params) -> str | None:
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
+    """ONNX's Col2Im (opset 18) is no route: ONNX Runtime's DirectML provider computes it wrongly and
+    corrupts the outputs of other operators run after it in the same process, and its CPU provider
+    misplaces dilated windows (docs/findings/issue25-window.md). col2im_node is the node it was."""
+    raise NotReachable("ONNX Runtime's Col2Im: its DirectML provider sums wrongly and corrupts other operators' "
+                       "outputs in the same process (docs/findings/issue25-window.md)")
+
+
+def col2im_node(dtype: str, params: dict) -> OnnxNode:
     """ONNX's Col2Im (opset 18): image_shape and block_shape as inputs, pads as [starts..., ends...]."""
     if dtype not in ("float32", "float16"):
         raise NotReachable(f"ONNX Runtime's Col2Im takes FLOAT32 and FLOAT16, not {dtype.upper()}")
@@ -91,7 +99,8 @@ SPEC = OperatorSpec(
                 "(N, C x prod(WindowSizes), BlockCount), by the page's text and examples); DimensionCount (the "
                 "spatial dimensions) <= 6; BlockCount = prod(BlocksPerDimension).",
     tolerance_ulp={"float32": 0, "float16": 0},  # sums of small integers: exact in every order
-    onnx_route="Col2Im (opset 18), FLOAT32 and FLOAT16, Dilations all 1",
+    onnx_route="none: ONNX Runtime's Col2Im (opset 18) computes wrongly on its DirectML provider and corrupts other "
+               "operators' outputs; col2im_node keeps the node for a probe",
     to_onnx=to_onnx,
     source=page("DML_FOLD_OPERATOR_DESC").replace("win32/api/directml", "ai/directml/api"),
     family=WINDOW,
