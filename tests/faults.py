@@ -193,15 +193,17 @@ def mixed(op, x, dtype, **params):
     """A device of five behaviours, one a case: exact (the oracle), three elements tolerance + 1 ULP
     off, denormals flushed, NaN swallowed, all zeros. One run of it takes the verification down every
     path the five single-fault devices take, each on a fifth of the cases."""
-    shape = _case_shape(x)
+    shape = _case_shape(x, params)
     return globals()[mixed_behaviour(op, dtype, shape)](op, x, dtype, **params)
 
 
-def _case_shape(x) -> tuple:
+def _case_shape(x, params) -> tuple:
     """A case's shape from its input or inputs: several broadcast to it, or (inputs of their own shapes,
-    GATHER's) the first input's."""
+    GATHER's) the first input's; an operator of no input (FILL_VALUE_CONSTANT): its output's sizes."""
     if not isinstance(x, tuple):
         return x.shape
+    if not x:
+        return tuple(params["OutputSizes"])
     try:
         return np.broadcast_shapes(*(v.shape for v in x))
     except ValueError:
