@@ -1,9 +1,9 @@
 import numpy as np
 
-from conformance.specs.base import FLOATS, OnnxNode, OperatorSpec, Parameter, SupportTable, page
+from conformance.specs.base import OnnxNode, OperatorSpec, Parameter, page
 from conformance.specs.families import INDEX
-from conformance.specs.gathering import (ALL_DATA_4_1, DATA_3_0, INDICES_TYPE, INPUT_AND_INDICES, NEGATIVE, aligned,
-                                         crop_problem, index_type_level, leading_ones_problem, onnx_index_type,
+from conformance.specs.gathering import (INDICES_TYPE, INPUT_AND_INDICES, NEGATIVE, aligned, crop_problem,
+                                         index_tables, index_type_level, leading_ones_problem, onnx_index_type,
                                          unaligned, wrapped)
 
 
@@ -75,10 +75,7 @@ SPEC = OperatorSpec(
                           "IndicesTensor after ignoring any irrelevant leading ones, in [0, IndicesTensor.DimensionCount)."),
                 INDICES_TYPE),
     introduced="1_0",
-    tables=(SupportTable("4_1", tuple(range(1, 9)), ALL_DATA_4_1),
-            SupportTable("3_0", tuple(range(1, 9)), DATA_3_0),
-            SupportTable("2_1", (4,), DATA_3_0),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=index_tables("1_0"),
     in_place=False,
     constraints="IndicesTensor, InputTensor and OutputTensor must have the same DimensionCount; InputTensor and "
                 "OutputTensor the same DataType. IndicesTensor: UINT32 (1_0, 2_1); INT64, INT32, UINT64, UINT32 "

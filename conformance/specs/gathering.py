@@ -3,7 +3,7 @@ right-aligned dimensions (every tensor of one DimensionCount, leading ones paddi
 the route to ONNX's nodes, which take the meaningful dimensions alone."""
 import numpy as np
 
-from conformance.specs.base import FLOATS, INTEGERS_32, INTEGERS_64, Input, NotReachable, Parameter
+from conformance.specs.base import FLOATS, INTEGERS_32, INTEGERS_64, Input, NotReachable, Parameter, SupportTable
 
 INDEX_TYPES = ("uint32", "int32", "uint64", "int64")  # the 3_0 tables' IndicesTensor types
 INPUT_AND_INDICES = (Input("InputTensor", broadcast=False, aliases_output=False),
@@ -15,6 +15,15 @@ INDICES_TYPE = Parameter("IndicesType", "tensor_type", None,
                          choices=INDEX_TYPES, unset=lambda dtype: "uint32", tensors=("IndicesTensor",))
 ALL_DATA_4_1 = ("float64",) + FLOATS + INTEGERS_64 + INTEGERS_32
 DATA_3_0 = FLOATS + INTEGERS_32
+
+
+def index_tables(first_level: str) -> tuple:
+    """The tables GATHER's, SCATTER's and ONE_HOT's pages share: 1 to 8 dimensions and every type from
+    4_1, the 8 to 32-bit types from 3_0, those at 4 dimensions from 2_1, FLOAT32/16 at 4 from first_level."""
+    return (SupportTable("4_1", tuple(range(1, 9)), ALL_DATA_4_1),
+            SupportTable("3_0", tuple(range(1, 9)), DATA_3_0),
+            SupportTable("2_1", (4,), DATA_3_0),
+            SupportTable(first_level, (4,), FLOATS))
 NEGATIVE = ("From DML_FEATURE_LEVEL_3_0 an index of a signed type may be negative: it counts from the end "
             "of the dimension it addresses (-1 the last element).")
 

@@ -1,8 +1,8 @@
 import numpy as np
 
-from conformance.specs.base import FLOATS, Input, OnnxNode, OperatorSpec, Parameter, SupportTable, page
+from conformance.specs.base import Input, OnnxNode, OperatorSpec, Parameter, page
 from conformance.specs.families import INDEX
-from conformance.specs.gathering import ALL_DATA_4_1, DATA_3_0, INDICES_TYPE, index_type_level
+from conformance.specs.gathering import INDICES_TYPE, index_tables, index_type_level
 
 INDICES = Input("IndicesTensor", role="indices", broadcast=False, aliases_output=False, dtype=lambda dtype: "uint32")
 VALUES = Input("ValuesTensor", broadcast=False, aliases_output=False)
@@ -105,10 +105,7 @@ SPEC = OperatorSpec(
                           "less than IndicesTensor.DimensionCount."),
                 INDICES_TYPE, OUTPUT_SIZES),
     introduced="2_0",
-    tables=(SupportTable("4_1", tuple(range(1, 9)), ALL_DATA_4_1),
-            SupportTable("3_0", tuple(range(1, 9)), DATA_3_0),
-            SupportTable("2_1", (4,), DATA_3_0),
-            SupportTable("2_0", (4,), FLOATS)),
+    tables=index_tables("2_0"),
     in_place=False,
     constraints="IndicesTensor, OutputTensor and ValuesTensor must have the same DimensionCount; OutputTensor and "
                 "ValuesTensor the same DataType. IndicesTensor's sizes are OutputTensor's except along Axis, where "

@@ -1,10 +1,10 @@
 import numpy as np
 
 from conformance.specs import gather_elements
-from conformance.specs.base import FLOATS, OnnxNode, OperatorSpec, Parameter, SupportTable, page
+from conformance.specs.base import OnnxNode, OperatorSpec, Parameter, page
 from conformance.specs.families import INDEX
-from conformance.specs.gathering import (ALL_DATA_4_1, DATA_3_0, INDICES_TYPE, INPUT_AND_INDICES, NEGATIVE,
-                                         index_type_level, onnx_index_type, wrapped)
+from conformance.specs.gathering import (INDICES_TYPE, INPUT_AND_INDICES, NEGATIVE, index_tables, index_type_level,
+                                         onnx_index_type, wrapped)
 from conformance.specs.scatter_nd import UPDATES
 
 
@@ -81,10 +81,7 @@ SPEC = OperatorSpec(
                           "[0, OutputTensor.DimensionCount)."),
                 INDICES_TYPE),
     introduced="1_0",
-    tables=(SupportTable("4_1", tuple(range(1, 9)), ALL_DATA_4_1),
-            SupportTable("3_0", tuple(range(1, 9)), DATA_3_0),
-            SupportTable("2_1", (4,), DATA_3_0),
-            SupportTable("1_0", (4,), FLOATS)),
+    tables=index_tables("1_0"),
     in_place=False,
     constraints="IndicesTensor, InputTensor, OutputTensor and UpdatesTensor must have the same DimensionCount; "
                 "InputTensor, OutputTensor and UpdatesTensor the same DataType; IndicesTensor.Sizes match "
