@@ -119,7 +119,9 @@ class Case:
         return inputs.fill(self.generator, self.dtype, self.shape, self.seed, self.own_values)
 
     def oracle_params(self) -> dict:
-        return {**self.params, "nan_rule": self.nan_rule}
+        """The oracle's keywords: the fields that say what it computes (not ExecutionFlags), the NaN rule."""
+        from conformance.specs.base import computed_fields
+        return {**computed_fields(self.params), "nan_rule": self.nan_rule}
 
     def describe(self) -> dict:
         return {"id": self.id, "op": self.op, "dtype": self.dtype, "shape": list(self.shape),

@@ -22,6 +22,7 @@ from conformance.caseset.schema import CASE_FILE, OUTPUT_STRIDES_WANTED
 from conformance.caseset.selection import compile_expression
 from conformance.errors import BadInput
 from conformance.specs import fused, shapes
+from conformance.specs.base import NO_FIELD_KINDS
 
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 32  # levels of nesting in a case file (the schema needs about six)
@@ -558,7 +559,7 @@ def _wanted(parameter, value) -> str | None:
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind == "data_type":
         return None if value in inputs.DATA_TYPES else f"a data type ({', '.join(inputs.DATA_TYPES)})"
-    if parameter.kind in ("tensor_type", "optional_tensor"):
+    if parameter.kind in NO_FIELD_KINDS:
         return None if value in parameter.choices else f"one of {', '.join(parameter.choices)}"
     if parameter.kind in ("int", "uint"):
         whole = number and float(value).is_integer() and (parameter.kind == "int" or value >= 0)
@@ -646,7 +647,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         full = {**spec.defaults(), **chosen}
         # A DML_TENSOR_DATA_TYPE field left unset is the tensor's own type (CLIP1's MinMaxDataType).
         full.update({p.name: dtype for p in spec.parameters if p.kind == "data_type" and full[p.name] is None})
-        full.update({p.name: p.unset(dtype) for p in spec.parameters
+        full.update({p.name: p.unset_value(dtype, full) for p in spec.parameters
                      if p.kind == "tensor_type" and full[p.name] is None})
         source = f"{path}:{_line(lines, at)}"
         mismatched = arrays.count_problems(spec, full)

@@ -335,7 +335,7 @@ class Verifier:
         if key in self._bound:
             return self._bound[key]
         declare = getattr(oracle.OPERATORS[oracle.normalise(case.op)], "float32_plan", None)
-        declared = declare(nan_rule=case.nan_rule, **case.params) if self.formulas and declare else None
+        declared = declare(**case.oracle_params()) if self.formulas and declare else None
         if declared is None:
             function = self._reference_function(case)
             plan = (kernel.LITERAL, 0.0, 0.0, lambda x, buffer: function(x))

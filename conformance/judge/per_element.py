@@ -10,6 +10,7 @@ import json
 import numpy as np
 
 import oracle
+from conformance.specs.base import computed_fields
 
 
 def names(spec, params) -> tuple:
@@ -55,5 +56,5 @@ def evaluate_flat(op, dtype, rank, params, flat) -> np.ndarray:
     sizes[fields[0].along] = len(flat[0])
     inputs = tuple(np.asarray(v).reshape(sizes) for v in flat[:count])
     given = {f.name: [float(v) for v in flat[count + k]] for k, f in enumerate(fields)}
-    got = oracle.evaluate(op, inputs if count > 1 else inputs[0], dtype, **{**params, **given})
+    got = oracle.evaluate(op, inputs if count > 1 else inputs[0], dtype, **{**computed_fields(params), **given})
     return np.asarray(got).reshape(-1)

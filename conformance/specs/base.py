@@ -28,7 +28,8 @@ class Parameter:
     # "float", "scale_bias", "uint", "int", "enum", "data_type" or "scalar": a field of the struct;
     # an ARRAY_KINDS kind: a list-valued field (a pointer in the struct) with its count field `count`;
     # "tensor_type": no field, the data type of the tensors named in `tensors` where the page lets a
-    # case choose it (DEQUANTIZE_LINEAR's FLOAT16 scale and output); unset: what `unset` says
+    # case choose it (DEQUANTIZE_LINEAR's FLOAT16 scale and output); unset: what `unset` says;
+    # "execution_flags": no field, the DML_EXECUTION_FLAGS the operator is compiled with (execution_flags())
     kind: str
     default: object
     description: str
@@ -197,8 +198,21 @@ class Output:
 
 ONE_OUTPUT = (Output("OutputTensor"),)
 PRESENT, ABSENT = "present", "absent"
-# Parameters that are no field of the struct: a tensor's data type, an optional tensor's presence
-NO_FIELD_KINDS = ("tensor_type", "optional_tensor")
+# Parameters that are no field of the struct, each a choice among its `choices`: a tensor's data type,
+# an optional tensor's presence, the DML_EXECUTION_FLAGS the operator is compiled with
+NO_FIELD_KINDS = ("tensor_type", "optional_tensor", "execution_flags")
+
+# DML_EXECUTION_FLAGS (DirectML.h) that IDMLDevice::CompileOperator takes, named without their
+# DML_EXECUTION_FLAG_ prefix (their values: conformance/dmldirect/abi.py). A case's value names them
+# joined by "|", as DirectML.h's C code ORs them. Half precision is a permission, not a fact: with
+# ALLOW_HALF_PRECISION_COMPUTATION DirectML may compute in float16, so the judge allows for that
+# (half_precision_allowed) whether or not a device takes it. docs/execution-flags.md.
+EXECUTION_FLAGS = "ExecutionFlags"
+NO_EXECUTION_FLAGS = "NONE"
+ALLOW_HALF_PRECISION = "ALLOW_HALF_PRECISION_COMPUTATION"
+DISABLE_META_COMMANDS = "DISABLE_META_COMMANDS"
+FLAG_SEPARATOR = "|"
+_FLAG_ORDER = (ALLOW_HALF_PRECISION, DISABLE_META_COMMANDS)  # DirectML.h's order (0x1, 0x2)
 
 
 def optional_tensor(name: str, description: str) -> Parameter:
@@ -206,6 +220,45 @@ def optional_tensor(name: str, description: str) -> Parameter:
     default) or "absent" (NULL in the description; no such output in the results)."""
     return Parameter(name, "optional_tensor", PRESENT, f"Not a field: whether {name} is bound. {description}",
                      choices=(PRESENT, ABSENT))
+
+
+def flags_word(flags) -> str:
+    """A set of execution flag names as a case writes it: in DirectML.h's order, joined by "|"; NONE."""
+    unknown = set(flags) - set(_FLAG_ORDER)
+    if unknown:
+        raise ValueError(f"no DML_EXECUTION_FLAG_{', '.join(sorted(unknown))} a case may choose")
+    return FLAG_SEPARATOR.join(f for f in _FLAG_ORDER if f in flags) or NO_EXECUTION_FLAGS
+
+
+EXECUTION_FLAG_CHOICES = tuple(flags_word(chosen) for chosen in
+                               ((), (ALLOW_HALF_PRECISION,), (DISABLE_META_COMMANDS,), _FLAG_ORDER))
+
+
+def execution_flags() -> Parameter:
+    """The DML_EXECUTION_FLAGS a case's operator is compiled with: NONE (the default),
+    ALLOW_HALF_PRECISION_COMPUTATION, DISABLE_META_COMMANDS or both (EXECUTION_FLAG_CHOICES)."""
+    return Parameter(EXECUTION_FLAGS, "execution_flags", NO_EXECUTION_FLAGS,
+                     "Not a field: the DML_EXECUTION_FLAGS IDMLDevice::CompileOperator gets. "
+                     "ALLOW_HALF_PRECISION_COMPUTATION lets DirectML compute in float16 (the judge allows for it); "
+                     "DISABLE_META_COMMANDS makes it run its own shaders instead of the driver's metacommands.",
+                     choices=EXECUTION_FLAG_CHOICES)
+
+
+def flags_of(params) -> set:
+    """The execution flag names a case's fields choose (none where its spec has no ExecutionFlags)."""
+    value = (params or {}).get(EXECUTION_FLAGS) or NO_EXECUTION_FLAGS
+    return set(value.split(FLAG_SEPARATOR)) - {NO_EXECUTION_FLAGS}
+
+
+def computed_fields(params) -> dict:
+    """The fields that say what an operator computes, which the oracle takes: all but ExecutionFlags
+    (how DirectML may compute it)."""
+    return {name: value for name, value in (params or {}).items() if name != EXECUTION_FLAGS}
+
+
+def half_precision_allowed(params) -> bool:
+    """Whether the case lets DirectML compute in float16 (ALLOW_HALF_PRECISION_COMPUTATION)."""
+    return ALLOW_HALF_PRECISION in flags_of(params)
 
 
 def same_type(dtype: str) -> str:
