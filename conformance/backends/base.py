@@ -23,6 +23,9 @@ class Outcome:
     output: np.ndarray | None = None
     message: str = ""
     placement: dict = field(default_factory=dict)  # node name -> provider that ran it
+    # The DML_EXECUTION_FLAGS the operator was compiled with, as a case writes them (specs.base.flags_word);
+    # None: not DirectML, or not run. docs/execution-flags.md
+    execution_flags: str | None = None
 
 
 def one_line(text) -> str:

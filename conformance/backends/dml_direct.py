@@ -524,6 +524,8 @@ class DmlDirectBackend(Backend):
         for (case, _, request, _), result in zip(items, results):
             status = result.get("status")
             message = result.get("message", "")
+            flags = result.get("execution_flags")
+            compiled_with = None if flags is None else layout.flag_names(flags)
             if status == "ok":
                 try:
                     y = tuple(self._take(r, out) for r in result["outputs"]) if "outputs" in result \
@@ -539,9 +541,10 @@ class DmlDirectBackend(Backend):
                         f"that no element owns (strides {request['output_strides']}), first at byte offsets "
                         f"{stray['first']}")))
                     continue
-                outcomes.append(Outcome(OK, output=y, message=message, placement=placement))
+                outcomes.append(Outcome(OK, output=y, message=message, placement=placement,
+                                        execution_flags=compiled_with))
             elif status == "unsupported":
-                outcomes.append(Outcome(UNSUPPORTED, message=message))
+                outcomes.append(Outcome(UNSUPPORTED, message=message, execution_flags=compiled_with))
             else:
                 outcomes.append(Outcome(ERROR, message=message or json.dumps(result)[:MESSAGE_CHARS]))
         self.last_timing = dict(reply.get("timings") or {}, round_trip=time.perf_counter() - began,

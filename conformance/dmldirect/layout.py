@@ -14,6 +14,9 @@ import numpy as np
 from conformance import specs
 from conformance.dmldirect import abi
 from conformance.specs import fused
+from conformance.specs.base import flags_of, flags_word
+
+FLAG_PREFIX = "DML_EXECUTION_FLAG_"
 
 
 class NoDescription(Exception):
@@ -60,7 +63,8 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
     broadcast dimensions, which become zero strides), in_place: True, or the input the output
     aliases. output_strides: the output's strides in elements (empty: packed); input_strides: the one
     input's (its storage, conformance/caseset/strides.py, travels in place of the input). output_shapes: each
-    output's sizes, for an operator of several outputs (each output's type from the spec). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
+    output's sizes, for an operator of several outputs (each output's type from the spec).
+    execution_flags: the DML_EXECUTION_FLAGS the worker compiles with (the case's ExecutionFlags). Raises NoDescription (not reachable), or KeyError / ValueError naming the operator or
     field that cannot be written."""
     spec = specs.get(spec) if isinstance(spec, str) else spec
     unknown = set(params) - set(spec.defaults())
@@ -82,7 +86,19 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
             "output_strides": [int(s) for s in output_strides] or None,
             "input_strides": [int(s) for s in input_strides] or None,
             "output_shape": None if output_shape is None else [int(n) for n in output_shape],
-            "outputs": outputs if spec.tuple_outputs(values) else None}
+            "outputs": outputs if spec.tuple_outputs(values) else None,
+            "execution_flags": flags_value(flags_of(values))}
+
+
+def flags_value(names) -> int:
+    """Execution flag names (specs.base.flags_of) -> the DML_EXECUTION_FLAGS value CompileOperator takes."""
+    return sum(abi.ENUMS[FLAG_PREFIX + name] for name in names)
+
+
+def flag_names(value: int) -> str:
+    """A DML_EXECUTION_FLAGS value as a case writes it (specs.base.flags_word): what a record says."""
+    return flags_word({name[len(FLAG_PREFIX):] for name, bit in abi.ENUMS.items()
+                       if name.startswith(FLAG_PREFIX) and bit and value & bit})
 
 
 def _wired(spec, values, dtype) -> dict:
@@ -105,7 +121,7 @@ def _given(spec, parameter, values, dtype):
         if parameter.unset is None:
             raise ValueError(f"{spec.name}: field {parameter.name} is unset and its spec gives no value "
                              "for the description (Parameter.unset)")
-        value = parameter.unset(dtype)
+        value = parameter.unset_value(dtype, values)
     return value
 
 
@@ -147,4 +163,4 @@ def _wire(spec, parameter, values, dtype):
     raise ValueError(f"{spec.name}: no description field kind {kind!r} ({parameter.name})")
 
 
-__all__ = ["NoDescription", "layout", "request"]
+__all__ = ["NoDescription", "layout", "request", "flags_value", "flag_names"]

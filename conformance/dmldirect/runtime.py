@@ -109,8 +109,9 @@ class Buffer:
 class Compiled:
     """A compiled operator, its binding properties and persistent resource; initialised once."""
 
-    def __init__(self, compiled: Com, properties, description: OperatorDescription):
+    def __init__(self, compiled: Com, properties, description: OperatorDescription, flags: int = 0):
         self.compiled = compiled
+        self.flags = flags  # the DML_EXECUTION_FLAGS CompileOperator got
         self.descriptors = max(int(properties.RequiredDescriptorCount), 1)
         self.temporary = int(properties.TemporaryResourceSize)
         self.persistent_size = int(properties.PersistentResourceSize)
@@ -262,7 +263,8 @@ class Device:
 
     # -- operators --------------------------------------------------------------------------------
     def compile(self, description: OperatorDescription, flags=0) -> Compiled:
-        """CreateOperator + CompileOperator; an invalid description raises HResultError (refusal)."""
+        """CreateOperator + CompileOperator with these DML_EXECUTION_FLAGS; an invalid description raises
+        HResultError (refusal)."""
         operator = self.dml.new("CreateOperator", [PV], description.address, interface="IDMLOperator",
                                 detail=f"{description.fields()}")
         try:
@@ -271,7 +273,7 @@ class Device:
         finally:
             operator.release()
         self.operators_compiled += 1
-        result = Compiled(compiled, self._binding_properties(compiled), description)
+        result = Compiled(compiled, self._binding_properties(compiled), description, flags)
         if result.persistent_size:
             result.persistent = self._new_buffer(result.persistent_size, abi.D3D12_HEAP_TYPE_DEFAULT,
                                                  abi.D3D12_RESOURCE_STATE_UNORDERED_ACCESS, True)

@@ -7,12 +7,13 @@ hello() -> dict and handle(header, buffers) -> (reply, buffers), over the same f
   {"op": "hello"}   -> DirectML.dll, adapters, the device's feature level and data type support
   {"op": "run", "cases": [{"id", "op", "dtype", "output_dtype", "shape", "desc", "params", "in_place",
                             "in_place_input", "inputs", "output_strides", "input_arrays": [array ref, ...],
+                            "execution_flags": the DML_EXECUTION_FLAGS CompileOperator gets (default 0),
                             "output_to": offset (optional)}]}
                     (desc, params, inputs: conformance/dmldirect/layout.py; one array per input tensor,
                     each of its own shape: a broadcast input is read with zero strides)
                     -> {"results": [{"id", "status", "message", "output": ref (several: "outputs": [ref]), "hresult",
                                      "padding_written" (strided output: bytes outside its elements
-                                     DirectML changed), ...}],
+                                     DirectML changed), "execution_flags" (those it compiled with), ...}],
                         "timings": {"execute", "inputs", "outputs"} (seconds)}
                        status: ok | unsupported (the device refused the description: its HRESULT)
                        | error (anything else, a removed device included: the device is rebuilt)
@@ -59,7 +60,7 @@ class Engine:
         self.log = log or (lambda message: None)
         self.shared = shared       # conformance.worker.shared.Region, or None
         self.device = None
-        self.cache = {}            # description key -> Compiled, or HResultError (a refusal, kept)
+        self.cache = {}            # (description key, execution flags) -> Compiled, or HResultError (a refusal)
         self.operators_compiled = 0
         self.devices_created = 0
         self.device_losses = []    # what each lost device said
@@ -161,7 +162,7 @@ class Engine:
                 results[index] = {"status": ERROR, "message": "; ".join(wrong) or
                                   f"{len(xs)} input arrays for {len(description.inputs)} input tensors"}
                 continue
-            compiled, result = self._compiled(description)
+            compiled, result = self._compiled(description, _flags(case))
             if 0 in description.shape:
                 results[index] = self._empty(description, result, out)
                 continue
@@ -202,27 +203,28 @@ class Engine:
         import ctypes
         return x, (ctypes.c_char * x.nbytes).from_buffer(x) if x.nbytes else b""
 
-    def _compiled(self, description):
-        """(Compiled, None), or (None, result) where the device refused the description."""
-        key = description.key
+    def _compiled(self, description, flags=0):
+        """(Compiled, None), or (None, result) where the device refused the description; compiled with
+        these DML_EXECUTION_FLAGS, which the result says."""
+        key = (description.key, flags)
         entry = self.cache.get(key)
         fields = description.fields()
         if entry is None:
             try:
-                entry = self.device.compile(description)
+                entry = self.device.compile(description, flags)
                 self.operators_compiled += 1
             except HResultError as error:
                 if error.device_lost:
                     reason = self._recover(error)
                     return None, {"status": ERROR, "message": f"device removed while compiling: {reason}",
-                                  "hresult": describe(error.hr), "fields": fields}
+                                  "hresult": describe(error.hr), "fields": fields, "execution_flags": flags}
                 entry = error
                 self.refusals += 1
             self.cache[key] = entry
         if isinstance(entry, HResultError):
             status = UNSUPPORTED if entry.refusal else ERROR
             empty = " (a dimension of size 0)" if 0 in description.shape else ""
-            return None, {"status": status, "hresult": describe(entry.hr), "fields": fields,
+            return None, {"status": status, "hresult": describe(entry.hr), "fields": fields, "execution_flags": flags,
                           "message": f"{entry.what} refused the description{empty}: {describe(entry.hr)}"}
         return entry, None
 
@@ -269,7 +271,7 @@ class Engine:
             for index, _, data, in_place in pending:
                 case = cases[index]
                 description = OperatorDescription.from_case(case)
-                compiled, result = self._compiled(description)
+                compiled, result = self._compiled(description, _flags(case))
                 if result is not None:
                     results[index] = result
                     continue
@@ -286,18 +288,25 @@ class Engine:
             case = cases[index]
             if case.get("outputs"):  # several outputs (TOP_K's values and indices), each packed, in the frame
                 ys = [read_output(raw, o["dtype"], o["shape"])[0] for raw, o in zip(raws, case["outputs"])]
-                results[index] = {"status": OK, "outputs": [out.put(y) for y in ys], "fields": compiled.fields}
+                results[index] = {"status": OK, "outputs": [out.put(y) for y in ys], "fields": compiled.fields,
+                                  "execution_flags": compiled.flags}
                 continue
             raw = raws[0]
             y, stray = read_output(raw, compiled.output_dtype, case.get("output_shape") or case["shape"],
                                    compiled.output_strides)
             where = case.get("output_to")
             reference = out.put(y) if where is None or self.shared is None else self.shared.put(where, y)
-            results[index] = {"status": OK, "output": reference, "fields": compiled.fields}
+            results[index] = {"status": OK, "output": reference, "fields": compiled.fields,
+                              "execution_flags": compiled.flags}
             if stray.size:  # bytes between the strided elements (or past them) that DirectML wrote
                 results[index]["padding_written"] = {"bytes": int(stray.size), "region": len(raw),
                                                      "first": [int(b) for b in stray[:8]]}
         timings["outputs"] = timings.get("outputs", 0.0) + time.perf_counter() - began
+
+
+def _flags(case) -> int:
+    """The DML_EXECUTION_FLAGS a case asks CompileOperator for (conformance/dmldirect/layout.py)."""
+    return int(case.get("execution_flags") or 0)
 
 
 def _loaded_directml():

@@ -82,6 +82,8 @@ def judge(case, x, outcome, feature_level: str, backend_name: str, seconds: floa
               "elements": case.elements, "mismatches": 0, "nan_mismatches": 0, "flushed": 0,
               "max_ulp": None, "max_fractional_ulp": None, "worst": [], "d3d": None, "verdicts": None,
               "message": outcome.message, "placement": outcome.placement}
+    if outcome.execution_flags is not None:  # the flags DirectML compiled the operator with
+        record["execution_flags"] = outcome.execution_flags
     status = outcome.status
     if status == outcome_status.UNSUPPORTED:
         record["status"] = statuses.UNSUPPORTED_REQUIRED if record["required"] else statuses.UNSUPPORTED
@@ -252,7 +254,8 @@ class StreamPart:
 
 
 def _bare(outcome) -> Outcome:
-    return Outcome(outcome.status, message=outcome.message, placement=outcome.placement)
+    return Outcome(outcome.status, message=outcome.message, placement=outcome.placement,
+                   execution_flags=outcome.execution_flags)
 
 
 def stream_part(case, backend, verifier, start: int = 0, stop: int | None = None) -> StreamPart:
