@@ -18,10 +18,28 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
     outputs = spec.outputs_for(case.params)
     if spec.tuple_outputs(case.params):
         from conformance.judge.several import compare_outputs
-        if expected is None:
-            expected = expected_and_reference(case, x)[0]
-        return compare_outputs(spec, x, expected, actual, case.oracle_params(), case.flush_allowed)
-    if outputs[0].allowed is not None:  # one index output (ARGMIN, ARGMAX): the set of indices allowed
+        accumulates = bool(spec.accumulation_for(case.params))
+        if expected is None or (accumulates and reference is None):
+            expected, reference = expected_and_reference(case, x)
+        accumulated = None
+        if accumulates:
+            inputs = x if isinstance(x, tuple) else (x,)
+            accumulated = {"dtype": case.dtype, "reference": reference, "ulp": ulp_tolerance(spec, inputs, case),
+                           "params": case.params}  # ExecutionFlags too: the judge's allowance
+        return compare_outputs(spec, x, expected, actual, case.oracle_params(), case.flush_allowed, accumulated)
+    index_output = outputs[0].allowed is not None and (outputs[0].allowed_when is None
+                                                       or outputs[0].allowed_when(case.params))
+    if spec.accumulation and not index_output:  # an accumulation: its sound interval (accumulated.py)
+        if expected is None or reference is None:
+            expected, reference = expected_and_reference(case, x)
+        inputs = x if isinstance(x, tuple) else (x,)
+        if np.dtype(case.dtype).kind != "f":  # integers: exact (wrapped as the spec says)
+            from conformance.judge.bounded import compare_bounded
+            return compare_bounded(inputs[0], expected, actual)
+        from conformance.judge.accumulated import compare_accumulated
+        return compare_accumulated(spec, inputs, case.params, case.dtype, expected, reference, actual,
+                                   ulp_tolerance(spec, inputs, case))
+    if index_output:  # one index output (ARGMIN, ARGMAX): the set of indices allowed
         from conformance.judge.indices import allowed_for, compare_indices
         if expected is None:
             expected = expected_and_reference(case, x)[0]
@@ -48,3 +66,10 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         x = per_element.operands(spec, x, case.oracle_params())
     return compare(x, expected, actual, case.tolerance, case.flush_allowed, zeros,
                    reference if np.dtype(case.dtype).kind == "f" else None, interval_judge(case))
+
+
+def ulp_tolerance(spec, inputs, case) -> int:
+    """The `ulp` model's tolerance: the spec's count for the case (WebNN's), else the case's."""
+    if spec.ulp_tolerance is None:
+        return case.tolerance
+    return int(spec.ulp_tolerance(tuple(np.shape(v) for v in inputs), case.oracle_params(), case.dtype))

@@ -173,6 +173,10 @@ class Evaluator:
             lo, hi = floor_to(lo, dtype), ceil_to(hi, dtype)
         return self._flush(Values(lo, hi, num, nan))
 
+    def enclose(self, lo, hi, num, nan) -> Values:
+        """[lo, hi] (float64) in values of the computing format, rounded outward, flushed where it may."""
+        return self._enclose(lo, hi, num, nan)
+
     def _relative(self, lo, hi, error, error_hi=None):
         """Widen [lo, hi] by a relative error (sign-aware; error_hi: the upper end's, if other)."""
         error_hi = error if error_hi is None else error_hi

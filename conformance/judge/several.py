@@ -11,9 +11,11 @@ from conformance.judge.indices import allowed_for, compare_indices, within
 from conformance.judge.moved import compare_moved
 
 
-def compare_outputs(spec, x, expected: tuple, actual, params: dict, flush_allowed: bool = False) -> Comparison:
+def compare_outputs(spec, x, expected: tuple, actual, params: dict, flush_allowed: bool = False,
+                    accumulated: dict | None = None) -> Comparison:
     """expected: the oracle's outputs, a tuple in the page's order; actual: the device's; flush_allowed:
-    an index output may also be what the page allows on the inputs with float32 subnormals flushed."""
+    an index output may also be what the page allows on the inputs with float32 subnormals flushed;
+    accumulated: an accumulation's {dtype, reference (the oracle's unrounded outputs), ulp (tolerance)}."""
     outputs = spec.outputs_for(params)  # an optional output the case leaves absent is none of them
     if not isinstance(actual, (tuple, list)) or len(actual) != len(outputs):
         given = len(actual) if isinstance(actual, (tuple, list)) else 1
@@ -24,11 +26,11 @@ def compare_outputs(spec, x, expected: tuple, actual, params: dict, flush_allowe
     parts = [None] * len(outputs)
     # an output computed from others (Output.derived_from) after them, judged on what they passed
     for k in sorted(range(len(outputs)), key=lambda k: len(outputs[k].derived_from)):
-        parts[k] = _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed)
+        parts[k] = _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed, accumulated)
     return merge(outputs, parts)
 
 
-def _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed) -> Comparison:
+def _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_allowed, accumulated) -> Comparison:
     """Output k by its kind; parts: the Comparisons of the outputs judged before it."""
     inputs = x if isinstance(x, tuple) else (x,)
     output = outputs[k]
@@ -45,6 +47,11 @@ def _judge(spec, x, expected, actual, params, outputs, named, parts, k, flush_al
             ok = within(chosen, allowed_for(outputs[j].allowed, inputs, params, flush_allowed))
             picked = np.where(ok, chosen, expected[j])
             want = np.asarray(output.gather(inputs, picked, params)).astype(want.dtype)
+    if accumulated is not None:  # an accumulation's value output: its sound interval (accumulated.py)
+        from conformance.judge.accumulated import compare_accumulated
+        return compare_accumulated(spec, inputs, accumulated["params"], accumulated["dtype"], want,
+                                   accumulated["reference"][k],
+                                   got, accumulated["ulp"], output=k)
     if spec.source_index is None:  # computed, not copied (bounded.py)
         if output.derived is not None and all(parts[named[n]].passed for n in output.derived_from):
             given = {n: np.asarray(actual[named[n]]) for n in output.derived_from}

@@ -55,6 +55,12 @@ class Parameter:
     # dimension 1, the channel): the d3d formula names it as an input, input_("Bias"), and the judge
     # gives each element its own value (conformance/judge/per_element.py)
     along: int | None = None
+    # The other fields `unset` reads, as keywords (REDUCE's OutputType: UINT32 for ARGMAX, else the input's)
+    unset_reads: tuple = ()
+
+    def unset_value(self, dtype: str, params: dict):
+        """What `unset` holds for this field in a case of data type dtype with these field values."""
+        return self.unset(dtype, **{name: (params or {}).get(name) for name in self.unset_reads})
 
     @property
     def array(self) -> bool:
@@ -166,6 +172,8 @@ class Output:
     # An index output (judged by the set of indices the page allows: conformance/judge/indices.py):
     # (inputs, params) -> a boolean array of this output's shape + (n,), True where index j is allowed
     allowed: Callable | None = None
+    # params -> whether this output is an index (REDUCE's OutputTensor: for ARGMAX and ARGMIN alone); None: always
+    allowed_when: Callable | None = None
     # A value output selected by an index output: that output's name, and (inputs, indices, params) ->
     # the values those indices select (judged against them where the device's indices are allowed)
     indices_from: str | None = None
@@ -365,6 +373,24 @@ class OperatorSpec:
     # NONZERO_COORDINATES' count and coordinate rows): (the node's output or outputs, input shapes, params) ->
     # DirectML's output or tuple of outputs. The ONNX routes apply it to every outcome with an output.
     from_onnx: Callable | None = None
+    # An accumulating operator (REDUCE, GEMM, softmax, ...): its formula as steps, a tuple of alternatives
+    # (conformance/specs/accumulation.py), judged within the sound interval they compose
+    # (conformance/judge/accumulated.py), or params -> that tuple where the fields choose the formula
+    # (REDUCE's Function; empty: not an accumulation, as REDUCE's ARGMAX); and the `ulp` model's
+    # tolerance for a case, WebNN's count: (input shapes, params, dtype) -> ULP
+    accumulation: tuple | Callable = ()
+    # Where the page's tables differ by field values (REDUCE's by Function): params -> the tables that apply
+    # (`tables` then holds every table, for what lists them all)
+    tables_by_fields: Callable | None = None
+    ulp_tolerance: Callable | None = None
+
+    def accumulation_for(self, params: dict | None) -> tuple:
+        """The alternatives of steps a case of these field values is judged by (empty: none)."""
+        return self.accumulation(params or {}) if callable(self.accumulation) else self.accumulation
+
+    def tables_for(self, params: dict | None) -> tuple:
+        """The support tables that apply to a case of these field values (REDUCE's differ by Function)."""
+        return self.tables_by_fields(params) if self.tables_by_fields and params is not None else self.tables
 
     def input_tensors(self, params: dict) -> tuple:
         """Each input tensor of a case with these fields, a tensor array's each (InputTensors[k])."""
@@ -466,7 +492,7 @@ class OperatorSpec:
 
     def required_level(self, dtype: str, rank: int, params: dict | None = None) -> str | None:
         """The lowest feature level at which the page requires (dtype, rank) with these field values."""
-        levels = [t.level for t in self.tables if dtype in t.dtypes and rank in t.ranks]
+        levels = [t.level for t in self.tables_for(params) if dtype in t.dtypes and rank in t.ranks]
         if not levels:
             return None
         level = min(levels, key=featurelevels.index)

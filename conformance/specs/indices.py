@@ -30,6 +30,9 @@ def _chosen(y: np.ndarray, extreme, direction: str, nan_is_extreme: bool) -> np.
         best = extreme(y, axis=-1, keepdims=True)
     ties = (y == best) & valued
     count = y.shape[-1]
+    if direction is None:  # the page is silent on ties: any of them
+        return np.where(~valued.any(axis=-1, keepdims=True), True,
+                        np.where(nan.any(axis=-1, keepdims=True), nan, ties) if nan_is_extreme else ties)
     first = np.argmax(ties, axis=-1) if direction == INCREASING else count - 1 - np.argmax(ties[..., ::-1], axis=-1)
     allowed = np.zeros(y.shape, dtype=bool)
     np.put_along_axis(allowed, first[..., None], True, axis=-1)
@@ -40,14 +43,15 @@ def _chosen(y: np.ndarray, extreme, direction: str, nan_is_extreme: bool) -> np.
     return allowed
 
 
-def reduction_allowed(inputs, params: dict, extreme) -> np.ndarray:
+def reduction_allowed(inputs, params: dict, extreme, any_tie: bool = False) -> np.ndarray:
     """ARGMIN (extreme np.min) and ARGMAX (np.max) over params["Axes"]. Where the page is silent, every
     reading is accepted: an index counted over the axes in ascending order or in Axes' own order (they
     differ when Axes is not ascending), and a slice holding NaN pointing at the extreme of its other
-    values (Direct3D's min and max return the non-NaN operand) or at any of its NaNs (NaN the extreme)."""
+    values (Direct3D's min and max return the non-NaN operand) or at any of its NaNs (NaN the extreme).
+    any_tie: the page leaves ties open (REDUCE's ARGMAX): any index of an equal extreme."""
     x = np.asarray(inputs[0])
     axes = tuple(int(a) for a in params["Axes"])
-    direction = params.get("AxisDirection") or INCREASING
+    direction = None if any_tie else params.get("AxisDirection") or INCREASING
     output_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
     allowed = None
     for order in dict.fromkeys((tuple(sorted(axes)), axes)):  # each reading of the index's axis order

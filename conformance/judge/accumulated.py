@@ -1,0 +1,255 @@
+"""The d3d model of an accumulating operator (REDUCE, GEMM, softmax, ...): each output element's
+acceptance interval from its spec's steps (conformance/specs/accumulation.py), sound for every order
+of summation a device (or a vendor's metacommand) may choose.
+
+The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Numerical Algorithms,
+2nd ed., 2002, sections 3.1-3.4):
+- a sum of n terms in any order, each add within u relatively: |s' - s| <= gamma(n - 1) * sum |t_i|,
+  gamma(k) = k u / (1 - k u); a sum of n products (Dot): gamma(n) (a fused mad lies inside);
+- u: float32 2^-23 (Direct3D lets float32 add and mul truncate), float16 2^-11 (nearest even);
+  a float16 tensor is summed in float32 unless the case's ExecutionFlags allow half precision,
+  where float16 summation is allowed too (the union of both);
+- each add may also flush a float32 denormal (absolute 2^-126; float16 keeps its denormals: half
+  its smallest, 2^-25), and a flushed float32 input changes a product by at most 2^-126 times the
+  other factor;
+- a product of n factors: |p' - p| <= gamma(n - 1) |p|, and 0 where some order's partial product
+  may underflow;
+- an order whose partial sums may pass the format's largest finite value may give that infinity
+  (both: NaN too);
+- the terms and the steps after the sums are the element-wise primitives with Direct3D's accuracy
+  (conformance/judge/intervals.py), the store Direct3D's conversion;
+- the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval.
+"""
+import numpy as np
+
+from conformance.judge.compare import (WORST_SHOWN, Comparison, empty_interval_summary, hex_bits, jsonable,
+                                       ulp_histogram, wrong_type_or_shape)
+from conformance.judge.intervals import COMPUTED_IN, FLOAT32, Evaluator, Values, ceil_to, floor_to
+from conformance.judge.ulp import ulp_distance
+from conformance.specs.base import half_precision_allowed
+from conformance.specs.accumulation import Dot, Extreme, Product, Sum, Then
+
+ERROR_MODEL = (
+    ("sum of n terms, any order", "|s' - s| <= gamma(n - 1) * sum |t_i|, gamma(k) = k u / (1 - k u)"),
+    ("sum of n products, any order", "|s' - s| <= gamma(n) * sum |a_i b_i| (fused mad inside)"),
+    ("product of n factors", "|p' - p| <= gamma(n - 1) * |p|; 0 where a partial product may underflow"),
+    ("u", "float32 2^-23 (truncation allowed); float16 2^-11, only with ALLOW_HALF_PRECISION_COMPUTATION"),
+    ("denormals", "float32 may flush on each operation (2^-126 each); float16 keeps them (2^-25 each)"),
+    ("overflow", "an order whose partial sums pass the largest finite value may give that infinity"),
+    ("oracle", "float64 sums within gamma(n) with u = 2^-53, added to the interval"),
+)
+_F64_U = 2.0 ** -53
+_SLACK = 1.0 + 2.0 ** -40  # the float64 arithmetic of the radius itself
+
+
+def formats(dtype: str, params: dict) -> tuple:
+    """The formats the accumulation may be carried in: float16 only where the case allows it."""
+    if np.dtype(dtype).name == "float16" and half_precision_allowed(params):
+        return COMPUTED_IN["float16"]
+    return (FLOAT32,)
+
+
+def unit_roundoff(fmt) -> float:
+    eps = float(np.finfo(fmt.dtype).eps)
+    return eps if fmt.truncation_allowed else eps / 2
+
+
+def gamma(count, u: float):
+    k = np.maximum(np.asarray(count, dtype=np.float64), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(k * u < 1.0, k * u / (1.0 - k * u), np.inf)
+
+
+def _underflow_step(fmt) -> float:
+    info = np.finfo(fmt.dtype)
+    return float(info.smallest_normal) if fmt.flushes else float(info.smallest_subnormal)
+
+
+def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
+    """Each output element's acceptance set in the output's type (float64 endpoints); output: which
+    output, where the spec has several (the step named as that output, without "Tensor"; one output:
+    the last step)."""
+    chosen = spec.outputs_for(params)[output]
+    target = np.dtype(spec.tensor_type(chosen.name, dtype, params))
+    names = [t.short for t in spec.input_tensors(params)]
+    points = {name: Values.points(np.asarray(v).astype(np.float64)) for name, v in zip(names, inputs)}
+    points[None] = points[names[0]] if names else None
+    result = None
+    with np.errstate(all="ignore"):
+        for steps in spec.accumulation_for(params):
+            for fmt in formats(dtype, params):
+                env = _evaluate(steps, Evaluator(fmt, "d3d", target), dict(points), inputs, params)
+                value = env.get(chosen.short, env["last"])
+                value = Values(floor_to(value.lo, target), ceil_to(value.hi, target), value.num, value.nan)
+                result = value if result is None else result.union(value)
+    return result
+
+
+def _evaluate(steps, ev, env, inputs, params) -> dict:
+    value = None
+    for step in steps:
+        if isinstance(step, Then):
+            read = _reads(step.formula)
+            steps_only = {name: env[name] for name in read if name in env and name is not None}
+            if None not in read and steps_only:  # of reduced values alone: constants take their shape
+                steps_only[None] = next(iter(steps_only.values()))
+                value = ev.evaluate(step.formula, steps_only)
+            else:
+                value = ev.evaluate(step.formula, env)
+        elif isinstance(step, Dot):
+            value = _dot(step, ev, inputs, params)
+        else:
+            term = ev.evaluate(step.term, env)
+            value = {Sum: _sum, Product: _product, Extreme: _extreme}[type(step)](step, ev, term, params)
+            if isinstance(step, Sum):  # its count of terms, as count_of(name) reads it
+                env[step.name + "_n"] = Values.points(step.reduce(params)(np.ones(term.lo.shape)))
+        env[step.name] = value
+    env["last"] = value
+    return env
+
+
+def _reads(node) -> set:
+    """The inputs and steps a formula reads (None: the first input, X)."""
+    if getattr(node, "op", None) == "x":
+        return {node.info}
+    return set().union(*(_reads(a) for a in getattr(node, "args", ())))
+
+
+def _sum(step, ev, t: Values, params) -> Values:
+    reduce = step.reduce(params)
+    fmt = ev.fmt
+    u, largest = unit_roundoff(fmt), float(np.finfo(fmt.dtype).max)
+    lo_t, hi_t = np.where(t.num, t.lo, 0.0), np.where(t.num, t.hi, 0.0)
+    size = np.where(t.num, np.maximum(np.abs(lo_t), np.abs(hi_t)), 0.0)
+    finite = np.isfinite(size)
+    n = reduce(np.ones(t.lo.shape))
+    low, high = reduce(lo_t), reduce(hi_t)
+    magnitude = reduce(np.where(finite, size, 0.0))
+    radius = ((gamma(n - 1, u) + gamma(n, _F64_U)) * magnitude + 2 * n * _underflow_step(fmt)) * _SLACK
+    positive = reduce(np.where(finite, np.maximum(hi_t, 0.0), 0.0)) + radius
+    negative = reduce(np.where(finite, np.minimum(lo_t, 0.0), 0.0)) - radius
+    up, down = positive > largest, negative < -largest
+    undefined = np.isnan(low) | np.isnan(high)  # +inf and -inf terms
+    nan = (reduce(t.nan.astype(np.float64)) > 0) | (up & down) | undefined
+    num = reduce((~t.num).astype(np.float64)) == 0
+    lo = np.where(down | undefined, -np.inf, low - radius)
+    hi = np.where(up | undefined, np.inf, high + radius)
+    return ev.enclose(lo, hi, num, nan)
+
+
+def _dot(step, ev, inputs, params) -> Values:
+    fmt = ev.fmt
+    u, largest = unit_roundoff(fmt), float(np.finfo(fmt.dtype).max)
+    exact = np.asarray(step.exact(inputs, params), dtype=np.float64)
+    magnitude = np.asarray(step.magnitude(inputs, params), dtype=np.float64)
+    n = np.asarray(step.count(inputs, params), dtype=np.float64)
+    factors = max((float(np.nanmax(np.abs(np.where(np.isfinite(x), x, 0.0)), initial=0.0))
+                   for x in map(np.asarray, inputs) if x.dtype.kind == "f"), default=0.0)
+    step_abs = _underflow_step(fmt)
+    radius = ((gamma(n, u) + gamma(n, _F64_U)) * np.where(np.isfinite(magnitude), magnitude, 0.0)
+              + n * step_abs * (2.0 + 2.0 * factors)) * _SLACK
+    finite = np.where(np.isfinite(magnitude) & np.isfinite(exact), 1.0, 0.0)
+    up = (magnitude + exact) * finite / 2 + radius > largest  # the positive products' sum, and the negatives'
+    down = (magnitude - exact) * finite / 2 + radius > largest
+    nan = np.isnan(exact) | (up & down & np.isfinite(exact))
+    lo = np.where(np.isnan(exact), -np.inf, np.where(down, -np.inf, exact - radius))
+    hi = np.where(np.isnan(exact), np.inf, np.where(up, np.inf, exact + radius))
+    lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
+    return ev.enclose(lo, hi, ~np.isnan(exact), nan)
+
+
+def _product(step, ev, t: Values, params) -> Values:
+    reduce = step.reduce(params)
+    fmt = ev.fmt
+    u, info = unit_roundoff(fmt), np.finfo(fmt.dtype)
+    n = reduce(np.ones(t.lo.shape))
+    lo_t, hi_t = np.where(t.num, t.lo, 1.0), np.where(t.num, t.hi, 1.0)
+    spans_zero = (lo_t <= 0) & (hi_t >= 0)
+    small = np.where(spans_zero, 0.0, np.minimum(np.abs(lo_t), np.abs(hi_t)))
+    big = np.maximum(np.abs(lo_t), np.abs(hi_t))
+    log_small, log_big = np.log2(small), np.log2(big)
+    least = np.exp2(reduce(log_small)) * (1 - gamma(n - 1, u))
+    most = np.exp2(reduce(log_big)) * (1 + gamma(n - 1, u) + gamma(n, _F64_U)) * _SLACK
+    # some order's partial product: the factors below 1 first (underflow), or above 1 first (overflow)
+    tiniest = np.exp2(reduce(np.minimum(log_small, 0.0)))
+    under = tiniest < float(info.smallest_normal)
+    over = np.exp2(reduce(np.maximum(log_big, 0.0))) * (1 + gamma(n - 1, u)) > float(info.max)
+    most = np.where(under, most + n * float(info.smallest_subnormal) * np.exp2(reduce(np.maximum(log_big, 0.0))),
+                    most)
+    least = np.where(under, 0.0, least)
+    zero = reduce((lo_t == 0) & (hi_t == 0)) > 0
+    negative = reduce((hi_t < 0).astype(np.float64)) % 2 == 1
+    signed = reduce((spans_zero & ~((lo_t == 0) & (hi_t == 0))).astype(np.float64)) == 0
+    lo = np.where(signed, np.where(negative, -most, least), -most)
+    hi = np.where(signed, np.where(negative, -least, most), most)
+    lo, hi = np.where(over & (lo < 0), -np.inf, lo), np.where(over & (hi > 0), np.inf, hi)
+    infinite = reduce(np.isinf(lo_t) | np.isinf(hi_t)) > 0
+    nan = (reduce(t.nan.astype(np.float64)) > 0) | (zero & infinite) | (under & over)
+    lo, hi = np.where(zero & ~infinite, 0.0, lo), np.where(zero & ~infinite, 0.0, hi)
+    num = (reduce((~t.num).astype(np.float64)) == 0) & ~(zero & infinite)
+    return ev.enclose(lo, hi, num, nan)
+
+
+def _extreme(step, ev, t: Values, params) -> Values:
+    """Direct3D's max/min: a NaN operand yields the other; NaN only where every operand is NaN."""
+    reduce = step.reduce(params)
+    pick = np.fmax if step.largest else np.fmin
+    missing = -np.inf if step.largest else np.inf
+    lo = reduce(np.where(t.num, t.lo, missing), pick)
+    hi = reduce(np.where(t.num, t.hi, missing), pick)
+    num = reduce(t.num.astype(np.float64), np.add) > 0
+    nan = reduce((~t.num).astype(np.float64), np.add) == reduce(np.ones(t.lo.shape), np.add)
+    return Values(np.where(num, lo, 0.0), np.where(num, hi, 0.0), num, nan)
+
+
+
+
+def compare_accumulated(spec, inputs, params: dict, dtype: str, expected, reference, actual,
+                        ulp_tolerance: int, output: int = 0) -> Comparison:
+    """d3d: each element within its interval (NaN where the set allows it); ulp: within ulp_tolerance
+    (WebNN's count for the case) of the exactly rounded value. d3d's `bound_fraction`: the largest
+    |actual - exact| over the interval's half-width on that side (1: at the bound)."""
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    wrong = wrong_type_or_shape(expected, actual)
+    if wrong is not None:
+        return wrong
+    allowed = interval(spec, inputs, params, dtype, output)
+    shape = expected.shape
+    lo, hi, num, nan = (np.broadcast_to(v, shape).reshape(-1) for v in (allowed.lo, allowed.hi, allowed.num,
+                                                                       allowed.nan))
+    e, a = expected.reshape(-1), actual.reshape(-1).astype(np.float64)
+    exact = np.broadcast_to(np.asarray(reference, dtype=np.float64), shape).reshape(-1)
+    with np.errstate(invalid="ignore"):
+        inside = np.where(np.isnan(a), nan, num & (a >= lo) & (a <= hi))
+        nan_mismatch = np.isnan(e) != np.isnan(a)
+        distance = np.where(np.isnan(e) | np.isnan(a), 0, ulp_distance(e, actual.reshape(-1)))
+        off = ~nan_mismatch & (distance > ulp_tolerance) | nan_mismatch
+        side = np.where(a >= exact, hi - exact, exact - lo)
+        fraction = np.where(np.isfinite(a) & np.isfinite(exact) & (side > 0), np.abs(a - exact) / side,
+                            np.where(inside, 0.0, np.inf))
+    result = Comparison(elements=int(e.size), mismatches=int(off.sum()), nan_mismatches=int(nan_mismatch.sum()),
+                        max_ulp=int(distance.max()) if distance.size else 0,
+                        max_fractional_ulp=None,
+                        histogram=ulp_histogram(distance, nan_mismatch, np.zeros_like(nan_mismatch)))
+    bad = ~inside
+    result.d3d = empty_interval_summary()
+    result.d3d.update(checked=int(e.size), failed=int(bad.sum()), outside=int(bad.sum()),
+                      bound_fraction=float(fraction[np.isfinite(fraction)].max(initial=0.0)))
+    result.d3d["max_ratio"] = ("inf" if not np.isfinite(fraction[bad]).all() else float(fraction[bad].max())) \
+        if bad.any() else None
+    data = np.asarray(inputs[0]) if inputs else np.zeros(0)
+    whole = [jsonable(np.nanmin(data)), jsonable(np.nanmax(data))] if data.size and data.dtype.kind == "f" else []
+
+    def item(p):
+        index = [int(i) for i in np.unravel_index(p, shape)]
+        return {"index": index, "input": whole, "expected": jsonable(e[p]), "actual": jsonable(actual.reshape(-1)[p]),
+                "exact": jsonable(exact[p]), "lo": jsonable(lo[p]), "hi": jsonable(hi[p]), "ulp": int(distance[p]),
+                "bound_fraction": jsonable(fraction[p]),
+                "bits": {"expected": hex_bits(e[p]), "actual": hex_bits(actual.reshape(-1)[p])}}
+    by_distance = np.flatnonzero(off)
+    result.worst = [item(p) for p in by_distance[np.argsort(-distance[by_distance], kind="stable")[:WORST_SHOWN]]]
+    outside = np.flatnonzero(bad)
+    order = outside[np.argsort(-np.where(np.isfinite(fraction[outside]), fraction[outside], np.inf),
+                               kind="stable")[:WORST_SHOWN]]
+    result.d3d["worst"] = [{**item(p), "ratio": jsonable(fraction[p]), "rule": "outside"} for p in order]
+    return result

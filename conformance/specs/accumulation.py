@@ -1,0 +1,84 @@
+"""An accumulating operator's formula, in steps the judge composes into a sound acceptance interval
+(conformance/judge/accumulated.py evaluates them; the error model is stated there once).
+
+A spec's `accumulation` is a tuple of alternatives (each a tuple of steps, the last giving the
+output; an element's interval is the union over alternatives, where the page's formula may be
+computed by more than one method, as LOG_SUM_EXP with or without the maximum subtracted). A step
+names its result, which later steps read as input_(name), broadcast against the inputs:
+
+- Sum(name, term, reduce): term, a formula in primitives (conformance/specs/primitives.py) of the
+  input elements, evaluated per element; then summed by reduce(array) -> the sums (keeping the
+  reduced axes as size 1, so that later steps broadcast), in any order a device chooses.
+- Dot(name, exact, magnitude, count): a sum of exact products that only a float64 routine affords
+  (GEMM, CONVOLUTION): (inputs, params) -> the float64 sums, the sums of the products' magnitudes,
+  and the number of products per sum (arrays broadcastable to the step's shape).
+- Product(name, term, reduce): term's values multiplied together by reduce (np.multiply.reduce's
+  shape), in any order.
+- Extreme(name, term, reduce, largest): the maximum (largest) or minimum of term's values, Direct3D's
+  max/min (a NaN operand yields the other): exact.
+- Then(name, formula): element-wise, of the inputs and earlier steps.
+"""
+from dataclasses import dataclass
+from typing import Callable
+
+from conformance.specs.primitives import Expr, lift
+
+
+@dataclass(frozen=True)
+class Sum:
+    name: str
+    term: Expr
+    reduce: Callable  # (params) -> (array) -> the sums
+
+
+@dataclass(frozen=True)
+class Dot:
+    name: str
+    exact: Callable  # (inputs, params) -> float64 sums of products
+    magnitude: Callable  # (inputs, params) -> float64 sums of |products|
+    count: Callable  # (inputs, params) -> products per sum (an int or an array)
+
+
+@dataclass(frozen=True)
+class Product:
+    name: str
+    term: Expr
+    reduce: Callable  # (params) -> (array) -> the products' shape (np.multiply.reduce's, keepdims)
+
+
+@dataclass(frozen=True)
+class Extreme:
+    name: str
+    term: Expr
+    reduce: Callable  # (params) -> (array, ufunc) -> the ufunc reduced over the same elements
+    largest: bool
+
+
+@dataclass(frozen=True)
+class Then:
+    name: str
+    formula: Expr
+
+
+def steps_text(steps) -> str:
+    """One alternative in words: `conformance specs` prints it."""
+    from conformance.specs.primitives import render
+    said = []
+    for step in steps:
+        if isinstance(step, Sum):
+            said.append(f"{step.name} = sum of {render(lift(step.term))}")
+        elif isinstance(step, Product):
+            said.append(f"{step.name} = product of {render(lift(step.term))}")
+        elif isinstance(step, Extreme):
+            said.append(f"{step.name} = {'max' if step.largest else 'min'} of {render(lift(step.term))}")
+        elif isinstance(step, Dot):
+            said.append(f"{step.name} = sum of products")
+        else:
+            said.append(f"{step.name} = {render(lift(step.formula))}")
+    return "; ".join(said)
+
+
+def count_of(name: str) -> Expr:
+    """The number of terms the Sum step `name` adds per element (AVERAGE's n), as a float."""
+    from conformance.specs.primitives import input_
+    return input_(name + "_n")
