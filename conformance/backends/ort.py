@@ -25,6 +25,7 @@ from conformance import specs
 from conformance.caseset import operands
 from conformance.backends.base import (BATCH, CPU_FALLBACK, ERROR, NOT_REACHABLE, OK, UNSUPPORTED, Backend,
                                        BackendUnavailable, Outcome, one_line)
+from conformance.backends.execution_flags import ProviderFlags
 from conformance.backends.onnx_models import directml_outcome, onnx_operands
 from conformance.backends.onnx_models import (feeds, input_infos, input_names, node_for, output_names,
                                               outputs_as_directml, single_node_model)
@@ -71,6 +72,8 @@ class OrtBackend(Backend):
         self._nodes = {}  # (op, dtype, in place, parameters) -> (OnnxNode, key) or Outcome
         self._plan = {}  # node key -> (graph number, node index) in a shared graph
         self._graphs = []  # [{"nodes": [OnnxNode], "dtype": str, "session", "failed", "placement"}]
+        # DirectML's DML_EXECUTION_FLAGS for each case (conformance/backends/execution_flags.py); None: the CPU's
+        self.flags = ProviderFlags(self.options) if provider == ortcommon.DML else None
 
     def _profiles(self) -> str:
         if self.profile_dir is None:
@@ -112,7 +115,7 @@ class OrtBackend(Backend):
                     case.id if specs.get(case.op).onnx_undefined else None, bool(case.input_strides))
         found = self._nodes.get(memo_key)
         if found is None:
-            found = self._nodes[memo_key] = case_node(case)
+            found = self._nodes[memo_key] = (self.flags and self.flags.refusal(case)) or case_node(case)
         return found
 
     # -- shared graphs --------------------------------------------------------------------------
@@ -145,7 +148,11 @@ class OrtBackend(Backend):
     def run_many(self, items):
         """items: [(case, x)]: one session.run per round of at most one case per node."""
         items = [(case, onnx_operands(case, x)) for case, x in items]
-        return [directml_outcome(case, outcome) for (case, _), outcome in zip(items, self._run_many(items))]
+        return [self._stamped(case, directml_outcome(case, outcome))
+                for (case, _), outcome in zip(items, self._run_many(items))]
+
+    def _stamped(self, case, outcome):
+        return self.flags.stamp(case, outcome) if self.flags else outcome
 
     def _run_many(self, items):
         if not self.share_graphs:
@@ -281,7 +288,7 @@ class OrtBackend(Backend):
     # -- one case, one single-node session per parameter set ------------------------------------
 
     def run(self, case, x: np.ndarray) -> Outcome:
-        return directml_outcome(case, self._run_one(case, onnx_operands(case, x)))
+        return self._stamped(case, directml_outcome(case, self._run_one(case, onnx_operands(case, x))))
 
     def _run_one(self, case, x) -> Outcome:
         found = self._node(case)

@@ -27,6 +27,7 @@ from pathlib import Path
 from conformance.backends import wine_lane
 from conformance.backends.base import (CPU_FALLBACK, CRASH, ERROR, OK, TIMEOUT, Backend, BackendUnavailable,
                                        Outcome, one_line)
+from conformance.backends.execution_flags import ProviderFlags
 from conformance.backends.onnx_models import directml_outcome, onnx_operands
 from conformance.backends.onnx_models import feeds, output_names, outputs_as_directml
 from conformance.backends.ort import classify_error, multi_node_model
@@ -36,7 +37,7 @@ from conformance.backends.worker_graphs import Graph, Planner
 from conformance.caseset import operands
 from conformance.worker import ortcommon, protocol
 
-DML = "DmlExecutionProvider"
+DML = ortcommon.DML
 CPU = ortcommon.CPU
 MAX_START_FAILURES = 3
 DEVICE_ATTEMPTS = 4  # worker starts to get one that can create a D3D12 device
@@ -76,6 +77,8 @@ class WorkerBackend(Backend):
         self.memory_budget = budget << 20  # 0: no limit
         self._start_failures = 0
         self._channel = None
+        # DirectML's DML_EXECUTION_FLAGS for each case (conformance/backends/execution_flags.py); None: the CPU's
+        self.flags = ProviderFlags(self.provider_options) if provider == DML else None
         self.planner = Planner(settings["max_nodes"] if settings["multi_node"] else 1, settings.get("mixed_graphs", True))
         self.hello = None  # the first worker's: the header's (it loaded DirectML.dll first)
         self.release = self.release_requested = None  # the dml_releases.Release of a dml-wine lane
@@ -188,9 +191,14 @@ class WorkerBackend(Backend):
     def prepare(self, cases):
         """Lay out every graph before the run, so each family needs one session."""
         for case in cases:
-            planned = self.planner.plan(case)
+            planned = self._plan(case)
             if not isinstance(planned, Outcome):
                 self.planner.slot(*planned)
+
+    def _plan(self, case):
+        """The planner's (node key, node, dtype), or the Outcome that says why no graph runs the case
+        (on DirectML also: other ExecutionFlags than the provider's)."""
+        return (self.flags and self.flags.refusal(case)) or self.planner.plan(case)
 
     # -- running ---------------------------------------------------------------------------------------
     def run(self, case, x):
@@ -198,13 +206,14 @@ class WorkerBackend(Backend):
 
     def run_many(self, items):
         items = [(case, onnx_operands(case, x)) for case, x in items]
-        return [directml_outcome(case, outcome) for (case, _), outcome in zip(items, self._run_many(items))]
+        outcomes = [directml_outcome(case, outcome) for (case, _), outcome in zip(items, self._run_many(items))]
+        return [self.flags.stamp(case, o) for (case, _), o in zip(items, outcomes)] if self.flags else outcomes
 
     def _run_many(self, items):
         outcomes = [None] * len(items)
         pending = []
         for position, (case, x) in enumerate(items):
-            planned = self.planner.plan(case)
+            planned = self._plan(case)
             if isinstance(planned, Outcome):
                 outcomes[position] = planned
             else:

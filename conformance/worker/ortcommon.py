@@ -5,6 +5,7 @@ import json
 import os
 
 CPU = "CPUExecutionProvider"
+DML = "DmlExecutionProvider"
 LOG_ERRORS_ONLY = 3  # ONNX Runtime's log severity: errors and fatal only
 OWN_NODE_PREFIXES = ("DmlFusedNode",)  # a fused partition of the provider under test
 
