@@ -106,3 +106,19 @@ def test_dml_wine_reaches_the_flags_its_provider_sets(flagged, write_case_file):
     assert records[2]["execution_flags"] == BOTH and records[2]["placement"] == {"Selu_0": "DmlExecutionProvider"}
     assert records[0]["message"].startswith(f"ExecutionFlags NONE: ONNX Runtime's DirectML provider compiles "
                                             f"this operator with {BOTH} ")
+
+
+def test_dml_wine_hands_disable_metacommands_to_the_provider(flagged, write_case_file):
+    """The provider parses the option itself (its ParseBoolean refuses a value it cannot read): the
+    DISABLE_META_COMMANDS cases dml-wine runs are the provider's, not a name the harness only records."""
+    from conformance.backends import dml_wine
+    lane, reason = dml_wine.find_lane()
+    if lane is None:
+        missing(f"the dml-wine lane is not provisioned ({reason})")
+    backend = backends.create("dml-wine", {"disable_metacommands": "maybe"}, announce=lambda m: None)
+    try:
+        (record,) = _run(backend, cases(write_case_file, "NONE", "float32"))
+    finally:
+        backend.close()
+    assert record["status"] == statuses.ERROR
+    assert "ParseBoolean" in record["message"] and "'disable_metacommands' should be 'True' or 'False'" in record["message"]
