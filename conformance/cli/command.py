@@ -466,7 +466,6 @@ def cmd_validate(args) -> int:
 
 
 def cmd_specs(args) -> int:
-    from tabulate import tabulate
     names = args.operators or list(specs.SPECS)
     for name in names:
         try:
@@ -478,42 +477,90 @@ def cmd_specs(args) -> int:
               f"family: {spec.family.name}")
         print(f"  constraints: {spec.constraints}")
         print("  parameters: " + "; ".join(f"{p.name} ({p.kind}, default {p.default})" for p in spec.parameters))
-        print("  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())
-              + "; integer types exact")
+        if spec.ulp_tolerance is not None:
+            print(f"  tolerance (ULP): per case, {spec.ulp_tolerance.__doc__ or 'by the ulp model'}; integer types exact")
+        else:
+            print("  tolerance (ULP): " + ", ".join(f"{d} {u}" for d, u in spec.tolerance_ulp.items())
+                  + "; integer types exact")
         print(f"  through ONNX Runtime: {spec.onnx_route}")
-        rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
-                for t in spec.tables]
-        headers = ["from level", "dimension counts", "data types"]
-        chosen = next((p for p in spec.parameters if p.kind == "tensor_type" and "OutputTensor" in p.tensors), None)
-        if chosen is not None:  # the case chooses it (OutputType): each choice the table's level allows
-            for row, table in zip(rows, spec.tables):
-                row.append(", ".join(c.upper() for c in chosen.choices if _allowed_at(spec, chosen, c, table.level))
-                           + f" ({chosen.name})")
-            headers.append("output data type")
-        elif any(spec.output_dtype(d) != d for d in spec.dtypes):
-            for row, table in zip(rows, spec.tables):
-                row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
-            headers.append("output data type")
-        for output in spec.outputs[1:]:  # several outputs (TOP_K's OutputIndexTensor): each one's types
-            chooser = next((p for p in spec.parameters if p.kind == "tensor_type" and output.name in p.tensors), None)
-            for row, table in zip(rows, spec.tables):
-                types = [c for c in chooser.choices if _allowed_at(spec, chooser, c, table.level)] if chooser \
-                    else sorted({spec.tensor_type(output.name, d) for d in table.dtypes})
-                row.append(", ".join(t.upper() for t in types))
-            headers.append(f"{output.name} data type")
-        print(tabulate(rows, headers=headers))
-        from conformance.judge.d3d import explain
-        print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
+        for label, tables, chosen_fields in _table_groups(spec):
+            if label:
+                print(f"  tables for {label}:")
+            _print_tables(spec, tables, chosen_fields)
+        if spec.accumulation:
+            from conformance.judge import accumulated
+            print("\n".join(accumulated.explain(spec, _worked_case(spec))))
+        else:
+            from conformance.judge.d3d import explain
+            print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")
     return exitcodes.CONFORMANT
 
 
-def _allowed_at(spec, parameter, value, level: str) -> bool:
-    """Whether the pages allow this value of the field at this feature level (spec.parameter_level)."""
+def _table_groups(spec) -> list:
+    """(label, tables, the fields that choose them) per set of tables: one, or where the fields choose the
+    tables (REDUCE's Function), one per set of values of an enum field that share them."""
+    if spec.tables_by_fields is None:
+        return [("", spec.tables, {})]
+    groups = {}
+    for p in spec.parameters:
+        if p.kind != "enum":
+            continue
+        for choice in p.choices:
+            fields = {**spec.defaults(), p.name: choice}
+            groups.setdefault(spec.tables_for(fields), []).append((choice, fields))
+        if len(groups) > 1:
+            break
+        groups = {}
+    return [(", ".join(c for c, _ in chosen), tables, chosen[0][1]) for tables, chosen in groups.items()]
+
+
+def _print_tables(spec, tables, fields: dict):
+    from tabulate import tabulate
+    import oracle
+    rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
+            for t in tables]
+    headers = ["from level", "dimension counts", "data types"]
+    chosen = next((p for p in spec.parameters if p.kind == "tensor_type" and "OutputTensor" in p.tensors), None)
+    if chosen is not None and fields and all(oracle.output_dtype(spec.name, d, **fields) == d for d in spec.dtypes):
+        chosen = None  # these field values leave the output its input's type (REDUCE's SUM)
+    if chosen is not None:  # the case chooses it (OutputType): each choice the table's level allows
+        for row, table in zip(rows, tables):
+            row.append(", ".join(c.upper() for c in chosen.choices
+                                 if _allowed_at(spec, chosen, c, table.level, fields)) + f" ({chosen.name})")
+        headers.append("output data type")
+    elif any(spec.output_dtype(d) != d for d in spec.dtypes):
+        for row, table in zip(rows, tables):
+            row.append(", ".join(sorted({spec.output_dtype(d).upper() for d in table.dtypes})))
+        headers.append("output data type")
+    for output in spec.outputs[1:]:  # several outputs (TOP_K's OutputIndexTensor): each one's types
+        chooser = next((p for p in spec.parameters if p.kind == "tensor_type" and output.name in p.tensors), None)
+        for row, table in zip(rows, tables):
+            types = [c for c in chooser.choices if _allowed_at(spec, chooser, c, table.level)] if chooser \
+                else sorted({spec.tensor_type(output.name, d) for d in table.dtypes})
+            row.append(", ".join(t.upper() for t in types))
+        headers.append(f"{output.name} data type")
+    print(tabulate(rows, headers=headers))
+
+
+def _worked_case(spec):
+    """The first float case of the operator's shipped case file with a formula to judge by (None: none)."""
+    from conformance.caseset import caseload
+    path = caseload.SHIPPED_CASES / f"{spec.name.lower()}.yaml"
+    if not path.is_file():
+        return None
+    return next((c for c in caseload.load_file(path) if c.dtype in ("float32", "float16")
+                 and spec.accumulation_for(c.params)), None)
+
+
+def _allowed_at(spec, parameter, value, level: str, fields=None) -> bool:
+    """Whether the pages allow this value of the field at this feature level (spec.parameter_level), with
+    these other field values (REDUCE's Function)."""
     from conformance import featurelevels
-    needed = spec.parameter_level({**spec.defaults(), parameter.name: value}) if spec.parameter_level else None
+    chosen = {**spec.defaults(), **(fields or {}), parameter.name: value}
+    needed = spec.parameter_level(chosen) if spec.parameter_level else None
     return needed is None or featurelevels.at_least(level, needed)
 
 

@@ -253,3 +253,40 @@ def compare_accumulated(spec, inputs, params: dict, dtype: str, expected, refere
                                kind="stable")[:WORST_SHOWN]]
     result.d3d["worst"] = [{**item(p), "ratio": jsonable(fraction[p]), "rule": "outside"} for p in order]
     return result
+
+
+def _formulas(spec) -> list:
+    """(the field value that chooses it, or "", alternatives) of each formula the spec has."""
+    if not callable(spec.accumulation):
+        return [("", spec.accumulation)]
+    defaults = spec.defaults()
+    return [(choice, spec.accumulation_for({**defaults, p.name: choice}))
+            for p in spec.parameters if p.kind == "enum" for choice in p.choices
+            if spec.accumulation_for({**defaults, p.name: choice})]
+
+
+def explain(spec, case=None) -> list:
+    """Lines for `conformance specs OP`: the bound in words (the steps of each alternative, the error
+    model) and, given a case (its case file's first float one), a worked example of its first elements."""
+    from conformance.specs.accumulation import steps_text
+    lines = ["  d3d: a sound interval for every order of summation (conformance/judge/accumulated.py):"]
+    for chosen, every in _formulas(spec):
+        for k, steps in enumerate(every):
+            lines.append(f"    {chosen + ': ' if chosen and not k else ' ' * (len(chosen) + 2) if chosen else ''}"
+                         f"{'or ' if k else ''}{steps_text(steps)}")
+    lines += [f"    {what}: {rule}" for what, rule in ERROR_MODEL]
+    if case is None:
+        return lines
+    x = case.make_input()
+    inputs = x if isinstance(x, tuple) else (x,)
+    import oracle
+    reference = oracle.reference(case.op, x, case.dtype, **case.oracle_params())
+    reference = reference[0] if isinstance(reference, tuple) else reference
+    allowed = interval(spec, inputs, case.params, case.dtype)
+    lines.append(f"  worked example: {case.id}")
+    flat = [np.broadcast_to(v, np.shape(reference)).reshape(-1) for v in (reference, allowed.lo, allowed.hi)]
+    for k in range(min(3, flat[0].size)):
+        exact, lo, hi = (float(v[k]) for v in flat)
+        lines.append(f"    output[{k}]: exact {exact!r}, accepted [{lo!r}, {hi!r}] "
+                     f"(half-width {max(exact - lo, hi - exact):.3g})")
+    return lines

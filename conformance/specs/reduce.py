@@ -90,9 +90,17 @@ def accumulation(params) -> tuple:
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
+    """WebNN's count: N, 2N, 2N + 1, N + 2, N + 18 or 2N + 18 by function (N the elements reduced), 0 for MAX and MIN"""
     per_term, extra = WEBNN_ULP.get(_name(params), (0, 0))
     count = int(np.prod([input_shapes[0][a] for a in params["Axes"]]))
     return per_term * count + extra
+
+
+def parameter_level(params) -> str | None:
+    """An index output other than UINT32 from 3_0 (the 1_0 and 2_1 tables have UINT32 alone)."""
+    if params.get("Function") in INDEX_FUNCTIONS and params.get("OutputType") not in (None, "uint32"):
+        return "3_0"
+    return None
 
 
 def allowed(inputs, params):
@@ -143,6 +151,7 @@ SPEC = OperatorSpec(
     introduced="1_0",
     tables=tuple(t for group in GROUPS.values() for t in group),
     tables_by_fields=tables_by_fields,
+    parameter_level=parameter_level,
     in_place=False,
     constraints="The input and output tensor data types must match except when using the ARGMAX and ARGMIN "
                 "functions, which always output an integral data type. The output sizes must be the same as the "
