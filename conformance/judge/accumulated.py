@@ -74,14 +74,32 @@ def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
     names = [t.short for t in spec.input_tensors(params)]
     points = {name: Values.points(np.asarray(v).astype(np.float64)) for name, v in zip(names, inputs)}
     points[None] = points[names[0]] if names else None
-    result = None
+    methods = []
     with np.errstate(all="ignore"):
         for steps in spec.accumulation_for(params):
+            result = None
             for fmt in formats(dtype, params):
                 env = _evaluate(steps, Evaluator(fmt, "d3d", target), dict(points), inputs, params)
                 value = env.get(chosen.short, env["last"])
                 value = Values(floor_to(value.lo, target), ceil_to(value.hi, target), value.num, value.nan)
                 result = value if result is None else result.union(value)
+            methods.append(result)
+    return _united(methods)
+
+
+def _united(methods) -> Values:
+    """The union of the alternatives' sets, except that where one computes a number without overflow,
+    an alternative that overflows there (LOG_SUM_EXP as the page writes it, at logits past 88) is no way
+    of computing the page's result and adds nothing."""
+    finite = [m.num & ~m.nan & np.isfinite(m.lo) & np.isfinite(m.hi) for m in methods]
+    some = np.logical_or.reduce(finite) if len(methods) > 1 else None
+    result = None
+    for method, ok in zip(methods, finite):
+        if some is not None:
+            keep = ok | ~some
+            method = Values(np.where(keep, method.lo, np.inf), np.where(keep, method.hi, -np.inf),
+                            method.num & keep, method.nan & keep)
+        result = method if result is None else result.union(method)
     return result
 
 
