@@ -98,3 +98,17 @@ def _differs(a, b):
 
 def _dilations(params) -> list:
     return params.get("Dilations") or [1] * len(params["WindowSize"])
+
+
+def window_sums(params) -> callable:
+    """array (of the input's shape) -> each output element's sum over its window's positions inside
+    the input (padding adds nothing; AVERAGE_POOLING, LP_POOLING); the taps kept per input shape."""
+    known = {}
+
+    def summed(array):
+        array = np.asarray(array)
+        if array.shape not in known:
+            known[array.shape] = taps(array.shape, params)
+        index, valid = known[array.shape]
+        return np.where(valid, array[index], 0).sum(axis=-1)
+    return summed

@@ -1,0 +1,27 @@
+from conformance.specs import pool_sums as pools
+from conformance.specs.base import OperatorSpec, execution_flags, page
+from conformance.specs.families import WINDOW
+from conformance.specs.pooling import output_shapes, shape_check, window_fields
+
+SPEC = OperatorSpec(
+    name="AVERAGE_POOLING",
+    struct="DML_AVERAGE_POOLING_OPERATOR_DESC",
+    formula=pools.AVERAGE_FORMULA + "; " + pools.SIZE_FORMULA,
+    summary="Averages values across the elements within the sliding window over the input tensor.",
+    parameters=window_fields(dilations=False) + (pools.INCLUDE_PADDING, execution_flags()),
+    introduced="1_0",
+    tables=pools.TABLES_1_0,
+    in_place=False,
+    constraints=pools.CONSTRAINTS,
+    tolerance_ulp={},
+    ulp_tolerance=pools.ulp_tolerance,
+    accumulation=pools.average_accumulation,
+    onnx_route="AveragePool (opset 19) with kernel_shape, strides, pads, count_include_pad = IncludePadding",
+    to_onnx=pools.average_onnx,
+    source=page("DML_AVERAGE_POOLING_OPERATOR_DESC"),
+    family=WINDOW,
+    output_shapes_rule=output_shapes,
+    shape_check=shape_check,
+    integers=lambda params, dtype: None,
+    notes=(pools.BOUND_NOTE, pools.AVERAGE_NOTE, pools.ULP_NOTE),
+)
