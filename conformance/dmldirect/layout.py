@@ -138,7 +138,7 @@ def _wire(spec, parameter, values, dtype):
         activation, fields = fused.split(value)
         values = {**activation.defaults(), **fields}
         return {"desc": layout(activation),
-                "params": {p.name: _wire(activation, p, values, dtype) for p in activation.parameters}}
+                "params": {p.name: _wire(activation, p, values, dtype) for p in activation.fields}}
     if kind == "enum":
         if value not in parameter.enum_values:
             raise ValueError(f"{spec.name}: {parameter.name} {value!r} is not one of "

@@ -109,8 +109,6 @@ def allowed(inputs, params):
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     name, axes = _name(params), [int(a) for a in params["Axes"]]
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     if name in ("ARGMAX", "ARGMIN"):
         if len(axes) != 1 or output_dtype(dtype, params["Function"], params.get("OutputType")) != "int64":
             raise NotReachable(f"{ONNX[name]} reduces one axis into tensor(int64) alone")
