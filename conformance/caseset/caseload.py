@@ -374,7 +374,7 @@ def _check_own_shapes(spec, entry, where, max_elements) -> list:
         elif np.prod(shape, dtype=object) > max_elements:
             problems.append(f"{where(name)}{given.short} {shape} has {np.prod(shape, dtype=object)} elements; "
                             f"the limit is {max_elements} (--max-elements)")
-    missing = [i.short for i in spec.inputs if i.short not in named]
+    missing = [i.short for i in spec.inputs if i.short not in named and not i.optional]  # optional: where bound
     if missing and not problems:
         problems.append(f"{where()}no shape for {', '.join(missing)}: name every input of {spec.name} "
                         f"({', '.join(i.short for i in spec.inputs)})")
@@ -680,7 +680,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         if spec.family.sized_by_case and full.get(shapes.OUTPUT_SIZES) is None:
             full[shapes.OUTPUT_SIZES] = [int(n) for n in shape]
         rank = len(shape)
-        levels = [spec.required_level(dtype, len(s), full) for s in _entry_shapes(shape_entry, shape, spec)]
+        levels = [spec.required_level(dtype, len(s), full) for s in _entry_shapes(shape_entry, shape, spec)
+                  if s is not None]
         level = None if None in levels else max(levels, key=featurelevels.index)
         if level is None:
             problems.append(f"{where(*at, 'shapes')}{spec.name} never allows {dtype} with {rank} dimensions")
@@ -706,7 +707,8 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         if spec.several_inputs:
             try:
                 several = _case_inputs(spec, plan, dtype, full, shape, broadcast,
-                                       _entry_shapes(shape_entry, shape, spec) if own_shapes(shape_entry) else None)
+                                       _bound_shapes(spec, _entry_shapes(shape_entry, shape, spec), full)
+                                       if own_shapes(shape_entry) else None)
                 in_place_input = _aliased(spec, group.get("in_place"), broadcast) if in_place else None
             except CaseFileError as error:
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
@@ -836,11 +838,22 @@ def _aliased(spec, asked, broadcast) -> str:
 
 
 def _entry_shapes(entry, shape, spec) -> tuple:
-    """Each input's own shape in the page's order where the entry names them, else (shape,)."""
+    """Each input's own shape in the page's order where the entry names them (None: an optional input
+    it leaves out), else (shape,)."""
     if own_shapes(entry):
         named = {spec.input(name).short: value for name, value in entry.items()}
-        return tuple(tuple(int(n) for n in named[i.short]) for i in spec.inputs)
+        return tuple(tuple(int(n) for n in named[i.short]) if i.short in named else None for i in spec.inputs)
     return (tuple(shape),)
+
+
+def _bound_shapes(spec, shapes, params) -> tuple:
+    """The own shapes of the inputs a case binds (an optional one left absent has none)."""
+    absent = spec.absent_tensors(params)
+    bound = [(i, s) for i, s in zip(spec.inputs, shapes) if i.name not in absent]
+    missing = [i.short for i, s in bound if s is None]
+    if missing:
+        raise CaseFileError([f"no shape for {', '.join(missing)}, which the case binds: name it, or leave it absent"])
+    return tuple(s for _, s in bound)
 
 
 def _shape(entry, natural, spec=None):

@@ -20,6 +20,9 @@ The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Num
   (conformance/judge/intervals.py), the store Direct3D's conversion;
 - the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval.
 """
+from dataclasses import replace
+from functools import partial
+
 import numpy as np
 
 from conformance.judge.compare import (WORST_SHOWN, Comparison, empty_interval_summary, hex_bits, jsonable,
@@ -105,7 +108,10 @@ def _united(methods) -> Values:
 
 def _evaluate(steps, ev, env, inputs, params) -> dict:
     value = None
+    shapes = tuple(np.shape(v) for v in inputs)
     for step in steps:
+        if getattr(step, "shaped", False):  # its reduce reads the inputs' own shapes
+            step = replace(step, reduce=partial(step.reduce, shapes=shapes))
         if isinstance(step, Then):
             read = _reads(step.formula)
             steps_only = {name: env[name] for name in read if name in env and name is not None}
@@ -166,14 +172,26 @@ def _dot(step, ev, inputs, params) -> Values:
     step_abs = _underflow_step(fmt)
     radius = ((gamma(n, u) + gamma(n, _F64_U)) * np.where(np.isfinite(magnitude), magnitude, 0.0)
               + n * step_abs * (2.0 + 2.0 * factors)) * _SLACK
-    finite = np.where(np.isfinite(magnitude) & np.isfinite(exact), 1.0, 0.0)
-    up = (magnitude + exact) * finite / 2 + radius > largest  # the positive products' sum, and the negatives'
-    down = (magnitude - exact) * finite / 2 + radius > largest
-    nan = np.isnan(exact) | (up & down & np.isfinite(exact))
+    finite_exact, finite_magnitude = _finite_products(step, inputs, params, exact, magnitude)
+    up = (finite_magnitude + finite_exact) / 2 + radius > largest  # the positive finite products' sum, the negatives'
+    down = (finite_magnitude - finite_exact) / 2 + radius > largest
+    # an infinite product beside finite ones whose sum of the other sign may overflow: inf - inf, NaN
+    nan = np.isnan(exact) | (up & down) | ((exact == np.inf) & down) | ((exact == -np.inf) & up)
     lo = np.where(np.isnan(exact), -np.inf, np.where(down, -np.inf, exact - radius))
     hi = np.where(np.isnan(exact), np.inf, np.where(up, np.inf, exact + radius))
     lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
     return ev.enclose(lo, hi, ~np.isnan(exact), nan)
+
+
+def _finite_products(step, inputs, params, exact, magnitude) -> tuple:
+    """The Dot's sums over its finite products alone (an infinite or NaN input element taken as 0, which
+    drops the products it is a factor of), where an input has such elements."""
+    arrays = tuple(map(np.asarray, inputs))
+    if all(x.dtype.kind != "f" or np.isfinite(x).all() for x in arrays):
+        return np.where(np.isfinite(exact), exact, 0.0), np.where(np.isfinite(magnitude), magnitude, 0.0)
+    kept = tuple(np.where(np.isfinite(x), x, 0) if x.dtype.kind == "f" else x for x in arrays)
+    return (np.asarray(step.exact(kept, params), dtype=np.float64),
+            np.asarray(step.magnitude(kept, params), dtype=np.float64))
 
 
 def _product(step, ev, t: Values, params) -> Values:
