@@ -168,7 +168,10 @@ def onnx_operands(case, x):
     spec = specs.get(case.op)
     if spec.onnx_shapes is None:
         return x
-    return tuple(np.reshape(v, s) for v, s in zip(x, spec.onnx_shapes(case.input_shapes, case.params)))
+    single = isinstance(x, np.ndarray)  # one input: its array, not a tuple of one
+    shaped = tuple(np.reshape(v, s) for v, s in zip((x,) if single else x,
+                                                    spec.onnx_shapes(case.input_shapes, case.params)))
+    return shaped[0] if single else shaped
 
 
 def directml_outcome(case, outcome):

@@ -45,6 +45,14 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
             expected = expected_and_reference(case, x)[0]
         inputs = x if isinstance(x, tuple) else (x,)
         allowed = allowed_for(outputs[0].allowed, inputs, case.oracle_params(), case.flush_allowed)
+        if outputs[0].indicator_axes is not None:  # HARDMAX: the 1 of each slice read as its index
+            from conformance.judge.compare import wrong_type_or_shape
+            from conformance.judge.indices import indicator_indices
+            wrong = wrong_type_or_shape(np.asarray(expected), np.asarray(actual))
+            if wrong is not None:
+                return wrong
+            axes = outputs[0].indicator_axes(case.params)
+            expected, actual = indicator_indices(expected, axes), indicator_indices(actual, axes)
         return compare_indices(expected, actual, allowed, inputs[0], spec.inputs[0].short)
     if outputs[0].bounds is not None:  # one computed output within bounds (FILL_VALUE_SEQUENCE's floats)
         from conformance.judge.bounded import compare_bounded

@@ -44,6 +44,21 @@ def within(indices, allowed) -> np.ndarray:
     return (in_range & allowed.reshape(-1, n)[np.arange(flat.size), safe]).reshape(indices.shape)
 
 
+def indicator_indices(values, axes) -> np.ndarray:
+    """A one-hot output (Output.indicator_axes) read as indices: each slice over axes (row-major in ascending
+    order; the shape: values', each axis of size 1) the position of its one 1; n, one past the slice
+    (Output.allowed's last column: no 1), where it is 0 everywhere; -1 (never allowed) otherwise."""
+    values = np.asarray(values)
+    axes = tuple(sorted(int(a) % values.ndim for a in axes))
+    kept = [i for i in range(values.ndim) if i not in axes]
+    slices = np.transpose(values, kept + list(axes)).reshape([values.shape[i] for i in kept] + [-1])
+    ones, zeros = slices == 1, slices == 0
+    single = (ones.sum(axis=-1) == 1) & (ones | zeros).all(axis=-1)
+    none = zeros.all(axis=-1)
+    index = np.where(single, np.argmax(ones, axis=-1), np.where(none, slices.shape[-1], -1)).astype(np.int64)
+    return index.reshape(tuple(1 if i in axes else n for i, n in enumerate(values.shape)))
+
+
 def allowed_for(allowed, inputs, params: dict, flush_allowed: bool = False) -> np.ndarray:
     """Output.allowed on the inputs; where a device may flush float32 subnormals, also on the first
     input with them flushed to sign-preserved zero."""
@@ -101,6 +116,7 @@ def _named(index, e, a, distance, choices, data, output_shape, input_name, n) ->
             axes = tuple(range(data.ndim))  # an index into the whole input as one 1-D array (MAX_POOLING1's)
         item["slice"] = slice_text(index, data.shape, axes, input_name)
         item["input"] = {"expected": jsonable(data[position(index, e, data.shape, axes)]),
-                         "actual": jsonable(data[position(index, a, data.shape, axes)]) if 0 <= a < n else None}
+                         "actual": jsonable(data[position(index, a, data.shape, axes)])
+                         if 0 <= a < int(np.prod([data.shape[i] for i in axes])) else None}
     return item
 

@@ -197,6 +197,10 @@ class Output:
     # (inputs, params) -> a boolean mask of this output's shape, True where the page leaves the element
     # undefined (NONZERO_COORDINATES' rows past the count): any value is accepted there
     undefined: Callable | None = None
+    # An index output written one-hot in the input's shape (HARDMAX: 1 at the index allowed over its slice,
+    # 0 elsewhere): params -> the axes the slice spans (negative: from the last). Output.allowed counts
+    # the slice row-major over them in ascending order; the judge reads the device's 1 as that index.
+    indicator_axes: Callable | None = None
 
     @property
     def short(self) -> str:

@@ -59,3 +59,27 @@ def reduction_allowed(inputs, params: dict, extreme, any_tie: bool = False) -> n
         reading = _chosen(y, extreme, direction, False) | _chosen(y, extreme, direction, True)
         allowed = reading if allowed is None else allowed | reading
     return allowed.reshape(output_shape + (allowed.shape[-1],))
+
+
+def positions_allowed(inputs, axes, extreme, direction: str | None = INCREASING) -> np.ndarray:
+    """Where a one-hot output (HARDMAX) may put its 1: as reduction_allowed, but each reading of the
+    tie order mapped back to positions, counted row-major over the axes in ascending order, and a last
+    column, n: no 1 at all, allowed where the slice has no maximum (NaN alone). The shape: the input's,
+    each axis in axes of size 1, + (n + 1,). direction None: any tie."""
+    x = np.asarray(inputs[0])
+    axes = tuple(int(a) % x.ndim for a in axes)
+    ascending = tuple(sorted(axes))
+    kept = [i for i in range(x.ndim) if i not in axes]
+    allowed = None
+    for order in dict.fromkeys((ascending, axes)):
+        y = _slices(x, order)
+        reading = _chosen(y, extreme, direction, False) | _chosen(y, extreme, direction, True)
+        sizes = reading.shape[:-1] + tuple(x.shape[a] for a in order)
+        back = np.moveaxis(reading.reshape(sizes), [len(kept) + order.index(a) for a in ascending],
+                           list(range(len(kept), x.ndim)))
+        back = back.reshape(reading.shape)
+        allowed = back if allowed is None else allowed | back
+    numbers = ~np.isnan(_slices(x, ascending)) if x.dtype.kind == "f" else np.ones(allowed.shape, dtype=bool)
+    allowed = np.concatenate([allowed, ~numbers.any(axis=-1, keepdims=True)], axis=-1)
+    output_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+    return allowed.reshape(output_shape + (allowed.shape[-1],))

@@ -1,0 +1,18 @@
+from conformance.specs.softmaxes import LOG_SOFTMAX, softmax_spec
+
+SPEC = softmax_spec(
+    LOG_SOFTMAX, True,
+    'Performs a natural log-of-softmax activation function on each element of InputTensor, placing the '
+    'result into the corresponding element of OutputTensor.',
+    (
+        "Judged by the sound interval of its steps (conformance specs shows them): m the slice's maximum "
+        "(Direct3D's max, exact), S = sum(exp(x - m)) within gamma(n - 1) * S in any order, exp, log and "
+        "the division with Direct3D's accuracy, then the store; float16 summed in float32 unless the "
+        "case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
+        'Judged by x - m - log(sum(exp(x - m))) alone (overflow-free); a NaN or +inf in a slice makes the'
+        ' slice NaN.',
+        "The page's examples are the HARDMAX1 page's, copied (one-hot outputs): not log-softmax; the case"
+        ' file computes its own on the same input.',
+        'The `ulp` model: WebNN has no logSoftmax; its softmax count 3 * n + 3 is used.',
+    ),
+)

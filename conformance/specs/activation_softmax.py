@@ -1,0 +1,17 @@
+from conformance.specs.softmaxes import SOFTMAX, softmax_spec
+
+SPEC = softmax_spec(
+    SOFTMAX, False,
+    'Performs a softmax activation function on InputTensor, placing the result into the corresponding '
+    'element of OutputTensor.',
+    (
+        "Judged by the sound interval of its steps (conformance specs shows them): m the slice's maximum "
+        "(Direct3D's max, exact), S = sum(exp(x - m)) within gamma(n - 1) * S in any order, exp, log and "
+        "the division with Direct3D's accuracy, then the store; float16 summed in float32 unless the "
+        "case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
+        "The page's exp(x) / sum(exp(x)) computed as written overflows float32 from x = 89: only the "
+        'max-subtracted formula is accepted. A NaN or +inf in a slice makes every element of the slice '
+        'NaN (x - m is NaN there, and so is S); -inf contributes exp(-inf) = 0.',
+        "The `ulp` model: WebNN's softmax tolerance, 3 * Width + 3 ULP.",
+    ),
+)
