@@ -239,6 +239,7 @@ class Engine:
             empty = [out.put(np.zeros(t.shape, dtype=t.dtype)) for t in description.outputs]
             given = {"outputs": empty} if len(empty) > 1 else {"output": empty[0]}
             return {"status": OK, **given, "fields": fields, "hresult": result["hresult"],
+                    "execution_flags": result.get("execution_flags"),
                     "message": "size-0 dimension: CreateOperator refused it with E_INVALIDARG, as "
                                "DML_BUFFER_TENSOR_DESC documents; the empty output needs no dispatch"}
         if result is not None:
