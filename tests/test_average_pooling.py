@@ -1,7 +1,8 @@
-"""AVERAGE_POOLING, AVERAGE_POOLING1, LP_POOLING and LP_POOLING1: the oracle against hand-computed windows,
-every case through the oracle (inside its own bound) and ONNX Runtime's CPU provider, and the judge's
-window sums: simulated devices summing each window the legal ways pass on 10^5 outputs, while an average
-that counts the padding when told not to, and float16 summed in half without the permission, fail."""
+"""AVERAGE_POOLING, AVERAGE_POOLING1, LP_POOLING, LP_POOLING1 and QUANTIZED_LINEAR_AVERAGE_POOLING: the oracle
+against hand-computed windows, every case through the oracle (inside its own bound) and ONNX Runtime's CPU
+provider, and the judge's window sums: simulated devices summing each window the legal ways pass on 10^5
+outputs, while an average that counts the padding when told not to, float16 summed in half without the
+permission, and a quantized average that forgets a zero point, fail."""
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +13,15 @@ from accumulation_devices import devices, rounded, store, sum_rows
 from conformance import backends, statuses
 from conformance.caseset.caseload import load_file
 from conformance.judge.accumulated import compare_accumulated, interval
+from conformance.judge.bounded import compare_bounded
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
 from conformance.specs import get
 from oracle.windows import taps
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
-OPERATORS = ("AVERAGE_POOLING", "AVERAGE_POOLING1", "LP_POOLING", "LP_POOLING1")
+OPERATORS = ("AVERAGE_POOLING", "AVERAGE_POOLING1", "LP_POOLING", "LP_POOLING1", "QUANTIZED_LINEAR_AVERAGE_POOLING")
+QUANTIZED = "QUANTIZED_LINEAR_AVERAGE_POOLING"
 PADDED = {"Strides": [1, 1], "WindowSize": [3, 3], "StartPadding": [1, 1], "EndPadding": [1, 1]}
 
 
@@ -77,7 +80,7 @@ def test_every_case_passes_through_the_oracle_and_the_cpu_provider():
     records = run("cpu", chosen)
     counts = {s: sum(r["status"] == s for r in records.values()) for s in statuses.ALL}
     # not reachable: ExecutionFlags other than NONE (the provider compiles with its own)
-    assert counts[statuses.FAIL] == 0 and counts[statuses.PASS] >= 160, counts
+    assert counts[statuses.FAIL] == 0 and counts[statuses.PASS] >= 170, counts
 
 
 def test_simulated_devices_summing_windows_the_legal_ways_pass_on_a_hundred_thousand_outputs():
@@ -126,3 +129,41 @@ def test_float16_summed_in_half_over_a_32x32_window_is_caught_without_the_permis
     allowed = {**params, "ExecutionFlags": "ALLOW_HALF_PRECISION_COMPUTATION"}
     assert outside("AVERAGE_POOLING", x, allowed, in_half) == 0
     assert outside("AVERAGE_POOLING", x, allowed, averaged(x, params, "pairwise", "float16")) == 0
+
+
+def test_the_quantized_oracle_dequantizes_averages_and_rounds_ties_to_even():
+    x = np.array([[10, 20], [30, 41]], dtype=np.uint8).reshape(1, 1, 2, 2)
+    ones = (1, 1, 1, 1)
+    scales = (np.full(ones, 0.5, np.float32), np.full(ones, 10, np.uint8), np.full(ones, 0.25, np.float32),
+              np.full(ones, 3, np.uint8))
+    fields = {"Strides": [1, 1], "WindowSize": [2, 2], "StartPadding": [0, 0], "EndPadding": [0, 0],
+              "Dilations": [1, 1], "IncludePadding": 0}
+    # (0 + 5 + 10 + 15.5) / 4 = 7.625; / 0.25 = 30.5, a tie: 30 (even), + 3
+    assert oracle.evaluate(QUANTIZED, (x, *scales), "uint8", **fields).tolist() == [[[[33]]]]
+
+
+def test_a_quantized_average_is_judged_by_its_bounds_exact_sums_pass_and_a_forgotten_zero_point_fails():
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 256, (1, 4, 9, 9)).astype(np.uint8)
+    per_channel = (1, 4, 1, 1)
+    scale, zero = rng.uniform(0.01, 0.5, per_channel).astype(np.float32), rng.integers(0, 100, per_channel)
+    out_scale, out_zero = rng.uniform(0.01, 0.5, per_channel).astype(np.float32), rng.integers(0, 100, per_channel)
+    inputs = (x, scale, zero.astype(np.uint8), out_scale, out_zero.astype(np.uint8))
+    params = {**PADDED, "Dilations": [1, 1], "IncludePadding": 0}
+    lo, hi = get(QUANTIZED).outputs[0].bounds(inputs, params)
+    expected = oracle.evaluate(QUANTIZED, inputs, "uint8", **params)
+
+    def device(zero_point, count_padding=False):
+        """Exact integer window sums of x - zero_point, then the scales in float32, rounded, shifted."""
+        sums = windows_of(x.astype(np.int64) - zero_point, params)
+        total = sums[0].sum(axis=1).reshape(sums[1])
+        count = 9 if count_padding else sums[2].reshape(sums[1])
+        value = np.float32(total) * scale / np.float32(count) / out_scale
+        return np.clip(np.rint(value) + out_zero, 0, 255).astype(np.uint8)
+
+    def failed(actual):
+        return compare_bounded(x, expected, actual, lo, hi).mismatches
+
+    assert failed(device(zero)) == 0
+    assert failed(device(0)) > expected.size // 2
+    assert failed(device(zero, count_padding=True)) >= 4 * (9 * 9 - 7 * 7) // 2
