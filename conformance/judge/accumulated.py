@@ -210,6 +210,10 @@ def _product(step, ev, t: Values, params) -> Values:
     tiniest = np.exp2(reduce(np.minimum(log_small, 0.0)))
     under = tiniest < float(info.smallest_normal)
     over = np.exp2(reduce(np.maximum(log_big, 0.0))) * (1 + gamma(n - 1, u)) > float(info.max)
+    if step.runs is not None:  # an order fixed up to association: the partial products of contiguous runs alone
+        least_log, most_log = step.runs(params)(log_small, log_big)
+        under = np.exp2(least_log) < float(info.smallest_normal)
+        over = np.exp2(most_log) * (1 + gamma(n - 1, u)) > float(info.max)
     most = np.where(under, most + n * float(info.smallest_subnormal) * np.exp2(reduce(np.maximum(log_big, 0.0))),
                     most)
     least = np.where(under, 0.0, least)

@@ -44,6 +44,10 @@ class Product:
     name: str
     term: Expr
     reduce: Callable  # (params) -> (array) -> the products' shape (np.multiply.reduce's, keepdims)
+    # Where the page fixes the order up to association (a running product: each partial product that of a
+    # contiguous run of factors): (params) -> (log2 |smallest factor|, log2 |largest factor|) -> (the least,
+    # the greatest log2 of a partial product), reduce's shape; None: any subset, in any order
+    runs: Callable | None = None
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,35 @@ def tally(exclusive: str):
     return reduce
 
 
+# A factor's log2 magnitude held within this: a zero (-inf) or infinite (+inf) factor still decides under- or
+# overflow (beyond any format's exponents), and no run's sum meets inf - inf
+_LOG_CAP = 4096.0
+
+
+def runs(exclusive: str):
+    """(params) -> (log_small, log_big) -> the least log2 magnitude of a product of a contiguous run of factors
+    within each output's prefix (of log_small), and the greatest (of log_big): a scan, sequential or parallel,
+    combines adjacent runs alone (associativity, not commutativity). An exclusive first output has no run:
+    +inf and -inf (neither under- nor overflow)."""
+    def partials(params):
+        axis, direction = int(params["Axis"]), params.get("AxisDirection") or INCREASING
+        shifted = bool(params.get(exclusive))
+
+        def extreme_run(logs, pick, other, empty):
+            along = np.moveaxis(np.clip(logs, -_LOG_CAP, _LOG_CAP), axis, -1)
+            along = along[..., ::-1] if direction == DECREASING else along
+            total = np.cumsum(along, axis=-1)
+            before = np.concatenate([np.zeros(total.shape[:-1] + (1,)), total[..., :-1]], axis=-1)
+            best = pick.accumulate(total - other.accumulate(before, axis=-1), axis=-1)  # Kadane's, per prefix
+            if shifted:
+                best = np.concatenate([np.full(best.shape[:-1] + (1,), empty), best[..., :-1]], axis=-1)
+            best = best[..., ::-1] if direction == DECREASING else best
+            return np.moveaxis(best, -1, axis)
+        return lambda log_small, log_big: (extreme_run(log_small, np.minimum, np.maximum, np.inf),
+                                           extreme_run(log_big, np.maximum, np.minimum, -np.inf))
+    return partials
+
+
 def ulp_tolerance(input_shapes, params, dtype) -> int:
     """WebNN's count: inputShape[Axis] - 1 (cumulativeSum's float32; float16 and the product by analogy)"""
     return max(int(input_shapes[0][params["Axis"]]) - 1, 0) if np.dtype(dtype).kind == "f" else 0
@@ -69,8 +98,6 @@ def ulp_tolerance(input_shapes, params, dtype) -> int:
 
 def onnx_route(op_type: str, opset: int, cpu_types: tuple, exclusive: str):
     def to_onnx(dtype: str, params: dict) -> OnnxNode:
-        if params.get("ExecutionFlags") not in (None, "NONE"):
-            raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
         if dtype not in cpu_types:
             raise NotReachable(f"ONNX Runtime's CPU {op_type} has no tensor({dtype}) kernel")
         # alone: a shared graph's (1,) placeholder has no Axis above 0
@@ -85,7 +112,7 @@ def cumulative_spec(name: str, first_level: str, exclusive: str, product: bool, 
     """onnx: (op_type, opset, ONNX Runtime's CPU kernels' types)."""
     struct = f"DML_{name}_OPERATOR_DESC"
     op, word, identity = ("*", "product", 1) if product else ("+", "sum", 0)
-    step = (Product if product else Sum)("Output", X, tally(exclusive))
+    step = Product("Output", X, tally(exclusive), runs(exclusive)) if product else Sum("Output", X, tally(exclusive))
     op_type, opset, cpu_types = onnx
     return OperatorSpec(
         name=name, struct=struct,
@@ -113,13 +140,15 @@ def cumulative_spec(name: str, first_level: str, exclusive: str, product: bool, 
                f"in traversal order, +1 unless {exclusive}): "
                + ("the product within gamma(n - 1) * |product|, 0 where some order's partial product may "
                   "underflow" if product else "the sum within gamma(n - 1) * sum |x_i|")
-               + ", in any order (sequential or a parallel scan: every prefix a tree of its own terms).",
+               + (", in any association of the factors in traversal order (sequential or a parallel scan: each "
+                  "partial product that of a contiguous run of factors, which decides where one may under- or "
+                  "overflow)." if product else ", in any order (sequential or a parallel scan: every prefix a "
+                  "tree of its own terms)."),
                "float16 is accumulated in float32 unless the case's ExecutionFlags hold "
                "ALLOW_HALF_PRECISION_COMPUTATION.",
                f"Integers: exact, each running {word} wrapped to the type as two's complement (the page is silent); "
                "any order gives that.",
-               "The `ulp` model: WebNN's cumulativeSum count, inputShape[Axis] - 1 ULP (float32; float16 and "
-               "integers' 0 by analogy" + ("; WebNN has no cumulative product: the sum's count by analogy)"
-                                           if product else ")"),
+               "The `ulp` model: WebNN's cumulativeSum count, inputShape[Axis] - 1 ULP for float32 (float16 by "
+               "analogy" + ("; WebNN has no cumulative product: the sum's count by analogy)" if product else ")"),
                ) + notes,
     )
