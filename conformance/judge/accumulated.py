@@ -295,14 +295,16 @@ def compare_accumulated(spec, inputs, params: dict, dtype: str, expected, refere
     return result
 
 
-def _formulas(spec) -> list:
-    """(the field value that chooses it, or "", alternatives) of each formula the spec has."""
+def _formulas(spec, case=None) -> list:
+    """(the field value that chooses it, or "", alternatives) of each formula the spec has; a formula
+    chosen by no enum field (pooling's by IncludePadding, P): the worked example case's."""
     if not callable(spec.accumulation):
         return [("", spec.accumulation)]
     defaults = spec.defaults()
-    return [(choice, spec.accumulation_for({**defaults, p.name: choice}))
-            for p in spec.parameters if p.kind == "enum" for choice in p.choices
-            if spec.accumulation_for({**defaults, p.name: choice})]
+    chosen = [(choice, spec.accumulation_for({**defaults, p.name: choice}))
+              for p in spec.parameters if p.kind == "enum" for choice in p.choices
+              if spec.accumulation_for({**defaults, p.name: choice})]
+    return chosen or ([("", spec.accumulation_for(case.params))] if case is not None else [])
 
 
 def explain(spec, case=None) -> list:
@@ -310,7 +312,7 @@ def explain(spec, case=None) -> list:
     model) and, given a case (its case file's first float one), a worked example of its first elements."""
     from conformance.specs.accumulation import steps_text
     lines = ["  d3d: a sound interval for every order of summation (conformance/judge/accumulated.py):"]
-    for chosen, every in _formulas(spec):
+    for chosen, every in _formulas(spec, case):
         for k, steps in enumerate(every):
             lines.append(f"    {chosen + ': ' if chosen and not k else ' ' * (len(chosen) + 2) if chosen else ''}"
                          f"{'or ' if k else ''}{steps_text(steps)}")
