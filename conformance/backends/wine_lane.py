@@ -508,7 +508,9 @@ def clone_prefix(lane: Lane, claim=None) -> Path:
         except FileExistsError:
             continue
     (home / "owner").write_text(str(os.getpid()))
-    done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True)
+    # cp ends with the harness (a SIGKILLed harness's guard removes the clone: cp must not go on making it)
+    done = subprocess.run(["cp", "-al", str(lane.prefix), str(home / "prefix")], capture_output=True, text=True,
+                          preexec_fn=die_with_parent)
     if done.returncode != 0:
         shutil.rmtree(home, ignore_errors=True)
         raise BackendUnavailable(f"could not clone the Wine prefix {lane.prefix}: {done.stderr.strip()}")
@@ -533,6 +535,11 @@ def end_prefix(prefix: Path):
     for folder in server_folders(prefix):
         shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(prefix.parent, ignore_errors=True)
+    for _ in range(50):  # a cp still making the clone as its harness died may add to it until it ends too
+        if not prefix.parent.exists():
+            break
+        time.sleep(0.1)
+        shutil.rmtree(prefix.parent, ignore_errors=True)
 
 
 def server_folders(prefix: Path) -> list:
