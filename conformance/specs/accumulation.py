@@ -29,6 +29,9 @@ class Sum:
     name: str
     term: Expr
     reduce: Callable  # (params) -> (array) -> the sums
+    # reduce takes the inputs' own shapes too, (params, shapes=...) -> ..., where the axes follow from an
+    # input's shape (BATCH_NORMALIZATION_TRAINING: where ScaleTensor's sizes are 1)
+    shaped: bool = False
 
 
 @dataclass(frozen=True)
