@@ -1,0 +1,93 @@
+import numpy as np
+
+from conformance.specs.accumulation import Then
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OnnxNode, OperatorSpec, Parameter, SupportTable,
+                                    execution_flags, page)
+from conformance.specs.families import NORMALIZATION
+from conformance.specs import normalizing as n
+from conformance.specs.primitives import X, input_
+from oracle.rounding import float_param
+
+STATISTICS = ("Mean", "Variance", "Scale", "Bias")
+
+
+def accumulation(params) -> tuple:
+    """No sum: the page's formula element-wise, / sqrt as written or * rsqrt (the union)."""
+    centred = X - input_("Mean")
+    return tuple((Then("Output", n.activated(n.affine(value, {"Scale", "Bias"}), params)),)
+                 for value in n.scaled(centred, float_param(params["Epsilon"])))
+
+
+def shape_check(input_shapes, params) -> str | None:
+    problem = n.broadcast_to_input(input_shapes, params) or n.booleans_problem(params, ("Spatial",))
+    if problem:
+        return problem
+    if params.get("Spatial") == 0 and len(input_shapes[0]) >= 2:
+        for name, shape in zip(("Mean", "Variance"), input_shapes[1:3]):
+            if tuple(shape[-2:]) != tuple(input_shapes[0][-2:]):
+                return f"Spatial FALSE: {name}Tensor's Height and Width must not be broadcast (the page)"
+    return None
+
+
+def onnx_shapes(input_shapes, params) -> tuple:
+    """BatchNormalization takes Mean, Variance, Scale and Bias as [C]: DirectML's per-channel tensors flattened."""
+    return (tuple(input_shapes[0]),) + tuple((int(np.prod(s)),) for s in input_shapes[1:])
+
+
+def onnx_undefined(x, dtype: str, params: dict) -> str | None:
+    """ONNX's Mean, Variance, Scale and Bias are [C]: other DirectML shapes have no ONNX form."""
+    data = np.shape(x[0])
+    per_channel = len(data) >= 2 and all(np.shape(v) == tuple(data[1] if i == 1 else 1 for i in range(len(data)))
+                                         for v in x[1:])
+    return None if per_channel else ("ONNX BatchNormalization takes Mean, Variance, Scale and Bias per channel ([C]) "
+                                     "alone")
+
+
+def to_onnx(dtype: str, params: dict) -> OnnxNode:
+    n.onnx_flags(params)
+    n.onnx_no_fused(params, "BatchNormalization")
+    # ONNX's inputs: X, scale, B, input_mean, input_var
+    return OnnxNode("BatchNormalization", 15, attributes={"epsilon": float(np.float32(params["Epsilon"]))},
+                    input_order=(0, 3, 4, 1, 2), alone=True)
+
+
+SPEC = OperatorSpec(
+    name="BATCH_NORMALIZATION",
+    struct="DML_BATCH_NORMALIZATION_OPERATOR_DESC",
+    formula="Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias)",
+    summary="Performs a batch normalization on the input.",
+    parameters=(n.boolean("Spatial", 1, "TRUE to specify that locations are spatial. FALSE requires the Width and "
+                          "Height dimensions of MeanTensor and VarianceTensor to not be broadcast. Deprecated in "
+                          "4_0: no effect."),
+                Parameter("Epsilon", "float", 0.00001, "The epsilon value to use to avoid division by zero (the page "
+                          "gives no default: the other normalizations' 0.00001)."),
+                n.fused_activation(),
+                execution_flags()),
+    inputs=(Input("InputTensor", broadcast=False),) + tuple(Input(s + "Tensor") for s in STATISTICS),
+    introduced="1_0",
+    tables=(SupportTable("3_1", ONE_TO_EIGHT, FLOATS), SupportTable("1_0", (4,), FLOATS)),
+    in_place=False,
+    constraints="BiasTensor, InputTensor, MeanTensor, OutputTensor, ScaleTensor, and VarianceTensor must have the "
+                "same DataType and DimensionCount. InputTensor and OutputTensor must have the same Sizes.",
+    tolerance_ulp={},
+    ulp_tolerance=n.batch_norm_ulp,
+    onnx_route="BatchNormalization (opset 15, inference: training_mode 0) with Mean, Variance, Scale and Bias "
+               "per channel (DirectML's {1, C, 1, ...} tensors as ONNX's [C]); no fused activation",
+    to_onnx=to_onnx,
+    onnx_shapes=onnx_shapes,
+    onnx_undefined=onnx_undefined,
+    source=page("DML_BATCH_NORMALIZATION_OPERATOR_DESC"),
+    family=NORMALIZATION,
+    output_shapes_rule=n.same_shape_output,
+    shape_check=shape_check,
+    accumulation=accumulation,
+    struct_order=("InputTensor", "MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor", "OutputTensor",
+                  "Spatial", "Epsilon", "FusedActivation"),
+    notes=("No sum: Mean and Variance are given tensors. The page's formula element-wise with Direct3D's accuracy "
+           "(/ sqrt(Variance + Epsilon) as written, or * rsqrt(...): the union), in the order Scale * (normalized) "
+           "+ Bias, then the fused activation's own d3d formula (every fusable activation).",
+           "Mean, Variance, Scale and Bias: any dimension 1 (broadcast), otherwise the input's (the page).",
+           "The `ulp` model: WebNN's batchNormalization count, 6 ULP (float32 and float16).",
+           "The ONNX route reaches only cases whose Mean, Variance, Scale and Bias are per channel ({1, C, 1, ...}): "
+           "the case file's cpu cases are those."),
+)

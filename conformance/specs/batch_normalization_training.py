@@ -1,0 +1,90 @@
+from conformance.specs.accumulation import Then
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OperatorSpec, Output, Parameter, SupportTable,
+                                    execution_flags, no_onnx, optional_tensor, page)
+from conformance.specs.families import NORMALIZATION
+from conformance.specs import normalizing as n
+from conformance.specs.primitives import X, input_
+from oracle.batch_normalization_training import reduced_axes
+from oracle.rounding import float_param
+
+
+def _reduce(params, shapes):
+    """Over the dimensions where ScaleTensor's sizes are 1 (the page)."""
+    axes = reduced_axes(shapes[1])
+    return lambda array: array.sum(axis=axes, keepdims=True)
+
+
+def accumulation(params) -> tuple:
+    added = {"FusedAdd"} if params.get("FusedAddTensor") != n.ABSENT else set()
+    result = []
+    for stats in n.statistics_steps(_reduce, mean="OutputMean", variance="OutputVariance", shaped=True):
+        for value in n.scaled(X - input_("OutputMean"), float_param(params["Epsilon"]), variance="OutputVariance"):
+            total = n.affine(value, {"Scale", "Bias"})
+            total = total + input_("FusedAdd") if added else total
+            result.append(stats + (Then("Output", n.activated(total, params)),))
+    return tuple(result)
+
+
+def output_shapes(input_shapes, params) -> tuple:
+    """Output: the input's sizes; OutputMean and OutputVariance: Scale's."""
+    return tuple(input_shapes[0]), tuple(input_shapes[1]), tuple(input_shapes[1])
+
+
+def shape_check(input_shapes, params) -> str | None:
+    problem = n.broadcast_to_input(input_shapes, params)
+    if problem:
+        return problem
+    scale, bias = input_shapes[1], input_shapes[2]
+    if tuple(scale) != tuple(bias):
+        return f"ScaleTensor {list(scale)} and BiasTensor {list(bias)} must have the same Sizes"
+    if len(input_shapes) > 3 and tuple(input_shapes[3]) != tuple(input_shapes[0]):
+        return f"FusedAddTensor {list(input_shapes[3])} must have InputTensor's Sizes {list(input_shapes[0])}"
+    return None
+
+
+SPEC = OperatorSpec(
+    name="BATCH_NORMALIZATION_TRAINING",
+    struct="DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC",
+    formula="Output = FusedActivation(Scale * ((Input - Mean) / sqrt(Variance + Epsilon)) + Bias + FusedAdd); "
+            "OutputMean and OutputVariance the Input's mean and variance across the dimensions where Scale's and "
+            "Bias's sizes are 1",
+    summary="Performs a batch normalization on the input.",
+    parameters=(optional_tensor("FusedAddTensor", "Absent: nothing added."),
+                Parameter("Epsilon", "float", 0.00001, "The epsilon value to use to avoid division by zero (the page "
+                          "gives no default: the other normalizations' 0.00001)."),
+                n.fused_activation(),
+                execution_flags()),
+    inputs=(Input("InputTensor", broadcast=False), Input("ScaleTensor", broadcast=False),
+            Input("BiasTensor", broadcast=False), Input("FusedAddTensor", broadcast=False, optional=True)),
+    outputs=(Output("OutputTensor"), Output("OutputMeanTensor"), Output("OutputVarianceTensor")),
+    introduced="4_1",
+    tables=(SupportTable("4_1", ONE_TO_EIGHT, FLOATS),),
+    in_place=False,
+    constraints="BiasTensor, FusedAddTensor, InputTensor, OutputMeanTensor, OutputTensor, OutputVarianceTensor, and "
+                "ScaleTensor must have the same DataType and DimensionCount. BiasTensor, OutputMeanTensor, "
+                "OutputVarianceTensor, and ScaleTensor must have the same Sizes. FusedAddTensor, InputTensor, and "
+                "OutputTensor must have the same Sizes.",
+    tolerance_ulp={},
+    ulp_tolerance=n.batch_norm_ulp,
+    onnx_route="none: ONNX's BatchNormalization in training mode outputs running statistics (with momentum), not "
+               "the batch's, and ONNX Runtime's CPU kernel runs it only in training builds",
+    to_onnx=no_onnx("ONNX's training BatchNormalization gives running statistics (momentum), and ONNX Runtime's "
+                    "CPU provider runs training_mode only in training builds"),
+    source=page("DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC"),
+    family=NORMALIZATION,
+    output_shapes_rule=output_shapes,
+    shape_check=shape_check,
+    accumulation=accumulation,
+    struct_order=("InputTensor", "ScaleTensor", "BiasTensor", "FusedAddTensor", "OutputTensor", "OutputMeanTensor",
+                  "OutputVarianceTensor", "Epsilon", "FusedActivation"),
+    notes=("OutputMean = sum / n and OutputVariance (population: divided by n, as ONNX's training BatchNormalization; "
+           "the page does not say) over the dimensions where ScaleTensor's sizes are 1, by two passes or one (the "
+           "page does not say how: the union), each sum in any order within gamma(n - 1) * sum |t| (float16 summed "
+           "in float32 unless ExecutionFlags allow half precision); Output the page's formula of those with "
+           "Direct3D's accuracy (/ sqrt as written or * rsqrt), FusedAdd added before the fused activation's own "
+           "d3d formula.",
+           "Scale and Bias: any dimension 1, otherwise the input's; they have one shape, which OutputMean and "
+           "OutputVariance take. Inputs in their own shapes (a case's `shapes` or `broadcast`).",
+           "The `ulp` model: WebNN's batchNormalization count, 6 ULP (WebNN has no training batch normalization).") +
+          n.MVN_NOTES[3:4],
+)
