@@ -9,8 +9,8 @@ SPEC = softmax_spec(
         "(Direct3D's max, exact), S = sum(exp(x - m)) within gamma(n - 1) * S in any order, exp, log and "
         "the division with Direct3D's accuracy, then the store; float16 summed in float32 unless the "
         "case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
-        'Judged by x - m - log(sum(exp(x - m))) alone (overflow-free); a NaN or +inf in a slice makes the'
-        ' slice NaN.',
+        'Judged by x - m - log(sum(exp(x - m))) alone (overflow-free). A NaN in a slice makes the slice '
+        "NaN; +inf: NaN or any value (inf - inf, which the interval model leaves open, reaches log(S)).",
         "The page's examples are the HARDMAX1 page's, copied (one-hot outputs): not log-softmax; the case"
         ' file computes its own on the same input.',
         'The `ulp` model: WebNN has no logSoftmax; its softmax count 3 * n + 3 is used.',

@@ -10,8 +10,9 @@ SPEC = softmax_spec(
         "the division with Direct3D's accuracy, then the store; float16 summed in float32 unless the "
         "case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
         "The page's exp(x) / sum(exp(x)) computed as written overflows float32 from x = 89: only the "
-        'max-subtracted formula is accepted. A NaN or +inf in a slice makes every element of the slice '
-        'NaN (x - m is NaN there, and so is S); -inf contributes exp(-inf) = 0.',
+        'max-subtracted formula is accepted. A NaN in a slice makes every element of the slice NaN (so '
+        'is S); +inf: NaN, or 0 at the finite elements (x - m = -inf) and any value at the infinity (inf - '
+        "inf, which the interval model leaves open); -inf contributes exp(-inf) = 0.",
         "The `ulp` model: WebNN's softmax tolerance 3 * size(axis) + 3 ULP, with several axes their "
         "elements' count (WebNN has one axis: an extrapolation).",
     ),
