@@ -15,7 +15,8 @@ The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Num
 - a product of n factors: |p' - p| <= gamma(n - 1) |p|, and 0 where some order's partial product
   may underflow;
 - an order whose partial sums may pass the format's largest finite value may give that infinity
-  (both: NaN too);
+  (both: NaN too), or in float32, truncated, that largest value, from which later terms of the other
+  sign bring it back (a product: down to the largest value times the factors below 1);
 - the terms and the steps after the sums are the element-wise primitives with Direct3D's accuracy
   (conformance/judge/intervals.py), the store Direct3D's conversion;
 - the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval.
@@ -38,7 +39,8 @@ ERROR_MODEL = (
     ("product of n factors", "|p' - p| <= gamma(n - 1) * |p|; 0 where a partial product may underflow"),
     ("u", "float32 2^-23 (truncation allowed); float16 2^-11, only with ALLOW_HALF_PRECISION_COMPUTATION"),
     ("denormals", "float32 may flush on each operation (2^-126 each); float16 keeps them (2^-25 each)"),
-    ("overflow", "an order whose partial sums pass the largest finite value may give that infinity"),
+    ("overflow", "an order whose partial sums pass the largest finite value may give that infinity, or (float32, "
+                 "truncated) that value, which later terms of the other sign bring back"),
     ("oracle", "float64 sums within gamma(n) with u = 2^-53, added to the interval"),
 )
 _F64_U = 2.0 ** -53
@@ -158,7 +160,17 @@ def _sum(step, ev, t: Values, params) -> Values:
     num = reduce((~t.num).astype(np.float64)) == 0
     lo = np.where(down | undefined, -np.inf, low - radius)
     hi = np.where(up | undefined, np.inf, high + radius)
+    lo, hi = _saturated(fmt, lo, hi, up, down, negative, positive)
     return ev.enclose(lo, hi, num, nan)
+
+
+def _saturated(fmt, lo, hi, up, down, negative, positive) -> tuple:
+    """A float32 add may truncate a partial sum past the largest finite value to that value (not
+    infinity: intervals.py's add allows it), and later terms bring it back: where the positive terms
+    may overflow, the result may lie anywhere down to the negative terms' sum, and the reverse."""
+    if not fmt.truncation_allowed:
+        return lo, hi
+    return np.where(up, np.minimum(lo, negative), lo), np.where(down, np.maximum(hi, positive), hi)
 
 
 def _dot(step, ev, inputs, params) -> Values:
@@ -179,6 +191,8 @@ def _dot(step, ev, inputs, params) -> Values:
     nan = np.isnan(exact) | (up & down) | ((exact == np.inf) & down) | ((exact == -np.inf) & up)
     lo = np.where(np.isnan(exact), -np.inf, np.where(down, -np.inf, exact - radius))
     hi = np.where(np.isnan(exact), np.inf, np.where(up, np.inf, exact + radius))
+    lo, hi = _saturated(fmt, lo, hi, up & np.isfinite(exact), down & np.isfinite(exact),
+                        (finite_exact - finite_magnitude) / 2 - radius, (finite_magnitude + finite_exact) / 2 + radius)
     lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
     return ev.enclose(lo, hi, ~np.isnan(exact), nan)
 
@@ -217,6 +231,8 @@ def _product(step, ev, t: Values, params) -> Values:
     most = np.where(under, most + n * float(info.smallest_subnormal) * np.exp2(reduce(np.maximum(log_big, 0.0))),
                     most)
     least = np.where(under, 0.0, least)
+    if fmt.truncation_allowed:  # a partial product truncated to the largest value, then the factors below 1
+        least = np.where(over, np.minimum(least, float(info.max) * tiniest * (1 - gamma(n - 1, u))), least)
     zero = reduce((lo_t == 0) & (hi_t == 0)) > 0
     negative = reduce((hi_t < 0).astype(np.float64)) % 2 == 1
     signed = reduce((spans_zero & ~((lo_t == 0) & (hi_t == 0))).astype(np.float64)) == 0
