@@ -1,0 +1,84 @@
+"""What MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT and QUANTIZED_LINEAR_MATRIX_MULTIPLY
+share: their inputs named by the page (A and B with a scale and _Maybenull_ zero point each, per
+tensor, per row of A or per column of B), their shapes, and the exact integer sum S = sum over k of
+(A - AZeroPoint)(B - BZeroPoint) as a Dot step of no rounding (count 0: the judge adds no error)."""
+import numpy as np
+
+from conformance.specs import matmul
+from conformance.specs.accumulation import Dot
+from conformance.specs.base import Input, optional_tensor
+from oracle.integer_matmul import bound, integer_product
+
+QUANTIZED = ("int8", "uint8")
+FLOAT32 = lambda dtype: "float32"  # noqa: E731
+ZERO_POINT = "_Maybenull_: absent, the zero point is 0."
+
+
+def zero_point(name: str, dtype=None) -> Input:
+    return Input(name, role="zero_point", broadcast=False, aliases_output=False, dtype=dtype, optional=True)
+
+
+def scale(name: str, dtype=FLOAT32) -> Input:
+    return Input(name, role="scale", broadcast=False, aliases_output=False, dtype=dtype)
+
+
+def matrix(name: str, dtype=None) -> Input:
+    return Input(name, broadcast=False, aliases_output=False, dtype=dtype)
+
+
+def zero_point_presence(names) -> tuple:
+    return tuple(optional_tensor(name, ZERO_POINT) for name in names)
+
+
+def named(spec, values, params) -> dict:
+    """The case's inputs (or their shapes), in the page's order without the absent ones, by short name."""
+    return {t.short: v for t, v in zip(spec.input_tensors(params), values)}
+
+
+def presence(spec, params) -> dict:
+    """Each optional input's presence by short name (oracle/integer_matmul.bound reads it)."""
+    absent = spec.absent_tensors(params)
+    return {i.short: ("absent" if i.name in absent else "present") for i in spec.inputs if i.optional}
+
+
+def shape_check(spec, input_shapes, params, per_row: tuple, per_column: tuple, like_output: tuple = ()) -> \
+        str | None:
+    """A and B as matmul's; each per-row tensor (per_row: short names) {1, .., 1 or M, 1}, each per-column one
+    {1, .., 1, 1 or N}, of A's DimensionCount; each like_output one the output's Sizes."""
+    shapes = named(spec, input_shapes, params)
+    problem = matmul.shape_check((shapes["A"], shapes["B"]), {})
+    if problem:
+        return problem
+    out = matmul.output_shapes((shapes["A"], shapes["B"]), {})[0]
+    m, n, rank = out[-2], out[-1], len(out)
+    for name in per_row + per_column:
+        if name not in shapes:
+            continue
+        along = rank - 2 if name in per_row else rank - 1
+        per = tuple(m if name in per_row and d == along else n if d == along else 1 for d in range(rank))
+        if tuple(shapes[name]) not in ((1,) * rank, per):
+            what = "row of A" if name in per_row else "column of B"
+            return f"{name} {list(shapes[name])}: one element {[1] * rank}, or one per {what} {list(per)}"
+    for name in like_output:
+        if name in shapes and tuple(shapes[name]) != out:
+            return f"{name} {list(shapes[name])}: must have the output's Sizes {list(out)}"
+    return None
+
+
+def output_shapes(spec, input_shapes, params) -> tuple:
+    shapes = named(spec, input_shapes, params)
+    return matmul.output_shapes((shapes["A"], shapes["B"]), {})
+
+
+def exact_sum(spec):
+    """S, the integer sum of (A - AZeroPoint)(B - BZeroPoint), exact: a Dot of count 0."""
+    def values(inputs, params):
+        given = bound(inputs, tuple(i.short for i in spec.inputs), presence(spec, params))
+        return integer_product(given["A"], given["AZeroPoint"], given["B"], given["BZeroPoint"]).astype(np.float64)
+
+    def magnitude(inputs, params):
+        given = bound(inputs, tuple(i.short for i in spec.inputs), presence(spec, params))
+        differences = [np.abs(np.asarray(given[m], np.int64) - np.asarray(given[m + "ZeroPoint"], np.int64))
+                       for m in ("A", "B")]
+        return integer_product(differences[0], 0, differences[1], 0).astype(np.float64)
+    return Dot("S", values, magnitude, lambda inputs, params: 0)

@@ -1,0 +1,110 @@
+"""DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC: Output = (A - AZeroPoint) x (B - BZeroPoint) into INT32,
+exact (an integer sum is the same in any order)."""
+import numpy as np
+
+from conformance.specs import integer_matmul as im
+from conformance.specs.base import (NotReachable, OnnxNode, OperatorSpec, Parameter, SupportTable, execution_flags,
+                                    page)
+from conformance.specs.families import CONTRACTION
+from oracle.matrix_multiply_integer import OUTPUT_TYPE, output_dtype
+
+STRUCT = "DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC"
+B_TYPE = lambda dtype, BType=None: BType or dtype  # noqa: E731
+# The page's tables (MicrosoftDocs/sdk-api b5f9f4f4): A, B and their zero points INT8 or UINT8, OutputTensor INT32;
+# 5_2 only lets BZeroPointTensor have 1 dimension (no case here: every zero point has A's DimensionCount)
+TABLES = (SupportTable("5_2", (2, 3, 4), im.QUANTIZED), SupportTable("4_0", (2, 3, 4), im.QUANTIZED),
+          SupportTable("2_1", (4,), im.QUANTIZED))
+ONNX_CPU_PAIRS = {("uint8", "uint8"), ("uint8", "int8"), ("int8", "int8")}  # ONNX Runtime's CPU MatMulInteger
+
+
+def shape_check(input_shapes, params) -> str | None:
+    return im.shape_check(SPEC, input_shapes, params, per_row=("AZeroPoint",), per_column=("BZeroPoint",))
+
+
+def output_shapes(input_shapes, params) -> tuple:
+    return im.output_shapes(SPEC, input_shapes, params)
+
+
+def onnx_shapes(input_shapes, params) -> tuple:
+    """MatMulInteger's zero points: a_zero_point a scalar; b_zero_point a scalar, 1-D of N (2-D B) or B's
+    dimensions with 1 for K (where onnx_refusal lets it through: one element per batch)."""
+    shapes = im.named(SPEC, input_shapes, params)
+    b_rank = len(shapes["B"])
+
+    def reshaped(name, shape):  # (one onnx_refusal refuses: as it is)
+        if name.endswith("ZeroPoint") and int(np.prod(shape)) == 1:
+            return ()
+        if name == "BZeroPoint" and b_rank == 2:
+            return (shape[-1],)
+        return tuple(shape)
+    return tuple(reshaped(name, shape) for name, shape in shapes.items())
+
+
+def onnx_refusal(inputs, dtype: str, params: dict) -> str | None:
+    """What ONNX Runtime's CPU MatMulInteger refuses: a per-row a_zero_point; a per-column b_zero_point of a
+    batched B (it wants B's batch sizes in the zero point, which DirectML broadcasts)."""
+    given = im.named(SPEC, inputs, params)
+    if "AZeroPoint" in given and np.size(given["AZeroPoint"]) > 1:
+        return "ONNX Runtime's CPU MatMulInteger takes a_zero_point as a scalar only (not per row)"
+    if "BZeroPoint" in given and np.size(given["BZeroPoint"]) > 1 and int(np.prod(np.shape(given["B"])[:-2])) > 1:
+        return "ONNX Runtime's CPU MatMulInteger takes a per-column b_zero_point of a batched B only with B's batch sizes"
+    return None
+
+
+def to_onnx(dtype: str, params: dict) -> OnnxNode:
+    """MatMulInteger (opset 10): inputs A, B, a_zero_point, b_zero_point (the page's order: A, AZeroPoint, B,
+    BZeroPoint)."""
+    if params.get("ExecutionFlags") not in (None, "NONE"):
+        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
+    b_type = B_TYPE(dtype, params.get("BType"))
+    if (dtype, b_type) not in ONNX_CPU_PAIRS:
+        raise NotReachable(f"ONNX Runtime's CPU MatMulInteger has no kernel of A {dtype} and B {b_type}")
+    present = im.presence(SPEC, params)
+    if present["AZeroPoint"] == "absent" and present["BZeroPoint"] == "present":
+        raise NotReachable("b_zero_point without a_zero_point: the ONNX route binds MatMulInteger's inputs by position")
+    order = {("present", "present"): (0, 2, 1, 3), ("present", "absent"): (0, 2, 1), ("absent", "absent"): (0, 1)}
+    return OnnxNode("MatMulInteger", 10, output_type=OUTPUT_TYPE, alone=True,
+                    input_order=order[present["AZeroPoint"], present["BZeroPoint"]])
+
+
+SPEC = OperatorSpec(
+    name="MATRIX_MULTIPLY_INTEGER",
+    struct=STRUCT,
+    formula="Output = (A - AZeroPoint) x (B - BZeroPoint): BatchCount * ChannelCount independent {M,K} x {K,N} = "
+            "{M,N} integer matrix products into INT32; a zero point per tensor, per row of A or per column of B; "
+            "absent: 0",
+    summary="Performs a matrix multiplication function on integer data.",
+    parameters=(Parameter("BType", "tensor_type", None, "Not a field: the data type of BTensor and BZeroPointTensor, "
+                          "INT8 or UINT8 (unset: ATensor's).", choices=im.QUANTIZED, unset=lambda dtype: dtype,
+                          tensors=("BTensor", "BZeroPointTensor")),
+                *im.zero_point_presence(("AZeroPointTensor", "BZeroPointTensor")),
+                execution_flags()),
+    inputs=(im.matrix("ATensor"), im.zero_point("AZeroPointTensor"), im.matrix("BTensor"),
+            im.zero_point("BZeroPointTensor")),
+    output_dtype=output_dtype,
+    introduced="2_1",
+    tables=TABLES,
+    in_place=False,
+    constraints="ATensor, BTensor, and OutputTensor must have the same DimensionCount. BTensor and BZeroPointTensor "
+                "must have the same DataType. ATensor and AZeroPointTensor must have the same DataType.",
+    tolerance_ulp={},
+    onnx_route="MatMulInteger (opset 10; its inputs A, B, a_zero_point, b_zero_point, each zero point a scalar or 1-D "
+               "of M or N)",
+    to_onnx=to_onnx,
+    onnx_shapes=onnx_shapes,
+    onnx_undefined=onnx_refusal,
+    source=page(STRUCT),
+    family=CONTRACTION,
+    output_shapes_rule=output_shapes,
+    shape_check=shape_check,
+    accumulation=lambda params: ((im.exact_sum(SPEC),),),
+    integers=lambda params, dtype: None,  # a matrix product: the oracle's exact int64 sum, judged exactly
+    notes=("Exact: an integer sum is the same in any order; the output is judged against the oracle's int64 sum.",
+           "The page gives no formula beyond the batched product and the zero points 'used for dequantizing': "
+           "(A - AZeroPoint) x (B - BZeroPoint), as ONNX's MatMulInteger.",
+           "A and B may differ in type (the constraints tie each to its zero point only): BType chooses B's.",
+           "A sum beyond INT32 (K above 33,025 with UINT8 extremes) is left open by the page: no case has one.",
+           "Every zero point here has A's DimensionCount ({1, .., 1}, {1, .., M, 1} or {1, .., 1, N}); the 5_2 "
+           "table's 1-D BZeroPointTensor is not exercised.",
+           "The page says nothing of in-place execution: none is asked for."),
+)
