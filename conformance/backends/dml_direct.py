@@ -386,6 +386,7 @@ class DmlDirectBackend(Backend):
                 "feature_level_max": hello.get("feature_level_max"),
                 "feature_level_min_requested": hello.get("min_feature_level"),
                 "data_types": hello.get("data_types"), "onnxruntime": None,
+                "metacommands": hello.get("metacommands"),
                 "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
                 "worker_timings": dict(hello.get("timings") or {},
                                        worker_start_s=hello.get("worker_start_seconds")),

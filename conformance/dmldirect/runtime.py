@@ -241,6 +241,24 @@ class Device:
         return (self.d3d.call("GetDeviceRemovedReason", HRESULT, []) & 0xFFFFFFFF,
                 self.dml.call("GetDeviceRemovedReason", HRESULT, []) & 0xFFFFFFFF)
 
+    def metacommands(self) -> dict:
+        """ID3D12Device5::EnumerateMetaCommands' count: the driver's own kernels DirectML may use in place
+        of its shaders (GEMM, convolution) unless DML_EXECUTION_FLAG_DISABLE_META_COMMANDS."""
+        out = PV()
+        result = self.d3d.call("QueryInterface", HRESULT, [C.POINTER(abi.GUID), C.POINTER(PV)],
+                               C.byref(abi.IIDS["ID3D12Device5"]), C.byref(out))
+        if failed(result) or not out.value:
+            return {"count": None, "reason": f"no ID3D12Device5: QueryInterface {describe(result)}"}
+        device5 = Com(out, "ID3D12Device5")
+        try:
+            count = C.c_uint(0)
+            result = device5.call("EnumerateMetaCommands", HRESULT, [C.POINTER(C.c_uint), PV], C.byref(count), None)
+        finally:
+            device5.release()
+        if failed(result):
+            return {"count": None, "reason": f"EnumerateMetaCommands {describe(result)}"}
+        return {"count": int(count.value)}
+
     def remove_device(self) -> dict:
         """ID3D12Device5::RemoveDevice, for testing the worker's recovery (where the driver has it)."""
         out = PV()

@@ -106,6 +106,7 @@ class Engine:
                 "adapter": device.adapter_info, "adapters": _adapter_list(),
                 "feature_level_max": device.feature_level_max, "min_feature_level": device.min_feature_level,
                 "data_types": device.data_types, "descriptor_heap": device.heap_size,
+                "metacommands": device.metacommands(),
                 "timings": {k: round(v, 4) for k, v in device.timings.items()}}
         return info
 
