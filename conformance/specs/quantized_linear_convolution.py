@@ -4,7 +4,6 @@ zero point, saturated). Each output element is judged within the quantizations o
 interval (conformance/judge/intervals.py's Direct3D arithmetic, either order of the scale steps)."""
 import numpy as np
 
-from conformance.judge.intervals import FLOAT32, Evaluator, Values
 from conformance.specs import convolving
 from conformance.specs.base import (ABSENT, Input, NotReachable, OnnxNode, OperatorSpec, Output, Parameter,
                                     SupportTable, execution_flags, optional_tensor, page)
@@ -40,6 +39,7 @@ def bounds(inputs, params):
     """Each element's least and greatest allowed value: the float32 interval of S * InputScale *
     FilterScale[m] / OutputScale (S exact, converted to float32 within one ULP), rounded to integers
     (ties to even: monotone, so the interval's ends bound every result), plus the zero point, saturated."""
+    from conformance.judge.intervals import FLOAT32, Evaluator, Values  # the judge imports the specs
     present = {name: params.get(name) or "present" for name in OPTIONAL}
     t = unpack(inputs, present)
     fields = {name: params[name] for name in ("Strides", "Dilations", "StartPadding", "EndPadding")}
