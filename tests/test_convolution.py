@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+import accumulation_devices as dev
 import oracle
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated
@@ -103,55 +104,57 @@ def test_oracle_matches_the_definition(direction, mode):
             f"rank {rank}: the oracle differs from the definition at {np.argwhere(got != want)[:3].tolist()}"
 
 
-def model_case(rng, dtype, channels=16, size=56, outputs=16, flags="NONE"):
-    """A 3x3 stride-1 padded convolution of batch 2: 2 * outputs * size^2 outputs of channels * 9 products."""
-    x = rng.uniform(-1, 1, (2, channels, size, size)).astype(dtype)
-    w = rng.uniform(-1, 1, (outputs, channels, 3, 3)).astype(dtype)
-    b = rng.uniform(-1, 1, (1, outputs, 1, 1)).astype(dtype)
-    return (x, w, b), fields(StartPadding=[1, 1], EndPadding=[1, 1], ExecutionFlags=flags)
+def padded_case(rng, dtype, channels, size, outputs, kernel=3, positive=False, flags="NONE"):
+    """A stride-1 convolution padded to keep its size (batch 2, one group), its inputs from [-1, 1] (positive:
+    [0, 1], post-ReLU)."""
+    low = 0.0 if positive else -1.0
+    x = rng.uniform(low, 1, (2, channels, size, size)).astype(dtype)
+    w = rng.uniform(low, 1, (outputs, channels, kernel, kernel)).astype(dtype)
+    b = rng.uniform(low, 1, (1, outputs, 1, 1)).astype(dtype)
+    pad = kernel // 2
+    return (x, w, b), fields(StartPadding=[pad, pad], EndPadding=[pad, pad], ExecutionFlags=flags)
 
 
-def chopped(values) -> np.ndarray:
-    """float64 values to float32 toward zero (Direct3D lets float32 arithmetic truncate)."""
-    nearest = values.astype(np.float32)
-    beyond = np.abs(nearest.astype(np.float64)) > np.abs(values)
-    return np.where(beyond, np.nextafter(nearest, np.float32(0)), nearest)
+def factor_rows(inputs):
+    """Each output's products as two (outputs, C * taps) arrays of factors, rows in the output's order
+    (batch, output channel, y, x): the simulated devices' dot products."""
+    x, w, _ = inputs
+    kernel = w.shape[2]
+    pad = kernel // 2
+    windows = np.lib.stride_tricks.sliding_window_view(np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))),
+                                                       (kernel, kernel), axis=(2, 3))  # N, C, H, W, kh, kw
+    n, c, h, width = windows.shape[:4]
+    per_output = np.moveaxis(windows, 1, 3).reshape(n, 1, h, width, c * kernel * kernel)
+    a = np.broadcast_to(per_output, (n, w.shape[0], h, width, c * kernel * kernel))
+    b = np.broadcast_to(w.reshape(1, w.shape[0], 1, 1, -1), a.shape)
+    return a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
 
 
-def device(inputs, accumulate, products=np.float32, block=None, truncate=False) -> np.ndarray:
-    """A simulated device: each output's products (in `products`) summed in `accumulate` one term at a
-    time over (tap, channel), or by blocks of `block` terms, each block summed then the partial sums
-    in turn; the bias added last; truncate: every float32 product and add rounded toward zero.
-    Forward, stride 1, padding 1, 3x3, one group."""
+def simulated(inputs, order, rounding="nearest", fused=False, flush=False, precision="float32") -> np.ndarray:
+    """A device's output: each output's products summed in `order` (tests/accumulation_devices.py), the
+    bias added with one more rounding, stored in the tensor's type."""
     x, w, b = inputs
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    size = x.shape[2]
-    terms = [(c, i, j) for i in range(3) for j in range(3) for c in range(x.shape[1])]
-    total = np.zeros((x.shape[0], w.shape[0], size, size), dtype=accumulate)
-    partial = np.zeros_like(total)
-    if truncate:
-        add = lambda a, c: chopped(a.astype(np.float64) + c.astype(np.float64))  # noqa: E731
-    else:
-        add = lambda a, c: (a + c).astype(accumulate)  # noqa: E731
-    for k, (c, i, j) in enumerate(terms):
-        left, right = padded[:, c:c + 1, i:i + size, j:j + size], w[None, :, c, i, j, None, None]
-        if truncate:
-            product = chopped(left.astype(np.float64) * right.astype(np.float64))
-        else:
-            product = (left.astype(products) * right.astype(products)).astype(accumulate)
-        partial = add(partial, product)
-        if block is None or (k + 1) % block == 0 or k + 1 == len(terms):
-            total, partial = add(total, partial), np.zeros_like(partial)
-    return add(total, b.astype(accumulate)).astype(x.dtype)
+    sums = dev.sum_rows(factor_rows(inputs), order, precision, rounding, fused, flush)
+    shape = (x.shape[0], w.shape[0], x.shape[2], x.shape[3])
+    total = dev.rounded(sums.reshape(shape) + b.astype(np.float64), precision, rounding, flush)
+    return dev.store(total, x.dtype.name)
 
 
-def test_correct_float32_devices_pass_on_a_hundred_thousand_outputs():
+def test_every_legal_float32_device_passes():
+    """Every order, rounding (nearest, toward zero), fused or unfused mad and flushing of the simulator."""
     rng = np.random.default_rng(1)
-    inputs, params = model_case(rng, np.float32)
-    for block in (None, 32):
-        actual = device(inputs, np.float32, block=block)
+    inputs, params = padded_case(rng, np.float32, channels=16, size=8, outputs=4)
+    for device in dev.devices("float32", fused_too=True):
+        assert d3d_failures(inputs, params, "float32", simulated(inputs, *device)) == 0, f"device {device}"
+
+
+def test_float32_devices_pass_on_a_hundred_thousand_outputs():
+    rng = np.random.default_rng(2)
+    inputs, params = padded_case(rng, np.float32, channels=16, size=40, outputs=32, kernel=1)
+    for device in (("sequential", "zero"), ("blocked32", "nearest", True), ("pairwise", "zero")):
+        actual = simulated(inputs, *device)
         assert actual.size >= 10 ** 5
-        assert d3d_failures(inputs, params, "float32", actual) == 0, f"block {block}"
+        assert d3d_failures(inputs, params, "float32", actual) == 0, f"device {device}"
 
 
 def test_a_truncating_float32_device_passes_close_to_the_bound():
@@ -159,19 +162,18 @@ def test_a_truncating_float32_device_passes_close_to_the_bound():
     error runs one way, a sizeable fraction of gamma(n) * sum |products| (a bound several times tighter
     rejects it)."""
     rng = np.random.default_rng(6)
-    inputs, params = model_case(rng, np.float32, channels=64, size=40, outputs=32)
-    inputs = tuple(np.abs(v) for v in inputs)
-    actual = device(inputs, np.float32, truncate=True)
-    assert actual.size >= 10 ** 5
-    assert d3d_failures(inputs, params, "float32", actual) == 0
-    assert judged(inputs, params, "float32", actual).d3d["bound_fraction"] > 0.125
+    inputs, params = padded_case(rng, np.float32, channels=64, size=8, outputs=8, positive=True)
+    verdict = judged(inputs, params, "float32", simulated(inputs, "sequential", "zero"))
+    assert verdict.d3d["failed"] == 0
+    assert verdict.d3d["bound_fraction"] > 0.125, verdict.d3d["bound_fraction"]
 
 
 def test_float16_summed_in_float32_passes_summed_in_float16_only_with_the_flag():
-    rng = np.random.default_rng(2)
-    inputs, params = model_case(rng, np.float16, channels=32, size=16)
-    assert d3d_failures(inputs, params, "float16", device(inputs, np.float32)) == 0
-    in_half = device(inputs, np.float16, products=np.float16)
+    rng = np.random.default_rng(3)
+    inputs, params = padded_case(rng, np.float16, channels=32, size=8, outputs=8)
+    for device in dev.devices("float32", flush_too=False)[:4]:
+        assert d3d_failures(inputs, params, "float16", simulated(inputs, *device)) == 0, f"device {device}"
+    in_half = simulated(inputs, "sequential", precision="float16")
     assert d3d_failures(inputs, params, "float16", in_half) > 0, "float16 accumulation passed without the flag"
     allowed = {**params, "ExecutionFlags": "ALLOW_HALF_PRECISION_COMPUTATION"}
     assert d3d_failures(inputs, allowed, "float16", in_half) == 0
