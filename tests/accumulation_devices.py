@@ -11,7 +11,8 @@ Every operation is rounded exactly once, from its exact result, to the accumulat
   precision of at most 51 bits, nearest or toward zero);
 - products of float32 (or float16) factors are exact in float64; "fused" (mad) adds the exact product
   to the partial sum with one rounding, unfused rounds the product first;
-- flush: a float32 result below the smallest normal becomes a zero of its sign (Direct3D allows it).
+- flush: a float32 operand or result below the smallest normal becomes a zero of its sign (Direct3D
+  allows it on the input and output of arithmetic).
 
 Orders (ORDERS): sequential, reverse (sequential from the last term), pairwise (a tree of adjacent
 pairs), blocked32/64/256 (each block sequential, then the blocks' partial sums sequential), strided32
@@ -64,6 +65,14 @@ def store(values, dtype, rounding="nearest"):
     """A result computed in a wider precision, converted to the tensor's type (Direct3D's conversion
     rounds toward zero; nearest even is accepted too)."""
     return rounded(values, dtype, rounding).astype(dtype)
+
+
+def _flushed(values, precision, flush):
+    """flush: the operands' denormals too, as a zero of their sign."""
+    if not flush:
+        return values
+    tiny = float(np.finfo(np.dtype(precision)).smallest_normal)
+    return np.where(np.abs(values) < tiny, np.copysign(0.0, values), values)
 
 
 def _add(a, b, precision, rounding, flush):
@@ -127,13 +136,13 @@ def sum_rows(terms, order="sequential", precision="float32", rounding="nearest",
     whose products are the terms (a dot product): each product rounded before its add (fused=False) or
     added exactly by a fused mad (fused=True). Infinities and NaN follow IEEE."""
     if isinstance(terms, tuple):
-        a, b = (np.asarray(t, np.float64) for t in terms)
+        a, b = (_flushed(np.asarray(t, np.float64), precision, flush) for t in terms)
         with np.errstate(invalid="ignore", over="ignore"):
             leaves = a * b  # exact: 24-bit significands, float64's range
         if not fused:
             leaves = rounded(leaves, precision, rounding, flush)
     else:
-        leaves, fused = np.asarray(terms, np.float64), False
+        leaves, fused = _flushed(np.asarray(terms, np.float64), precision, flush), False
     leaves = np.atleast_2d(leaves)
     if order == "sequential":
         return _sequential(leaves, precision, rounding, flush, fused)
@@ -151,7 +160,7 @@ def sum_rows(terms, order="sequential", precision="float32", rounding="nearest",
 def multiply_rows(factors, order="sequential", precision="float32", rounding="nearest", flush=False):
     """Each row's product, every multiply rounded once (float32 and float16 products are exact in
     float64 before it); orders: PRODUCT_ORDERS."""
-    level = np.atleast_2d(np.asarray(factors, np.float64))
+    level = _flushed(np.atleast_2d(np.asarray(factors, np.float64)), precision, flush)
     if order == "reverse":
         level = level[:, ::-1]
     with np.errstate(invalid="ignore", over="ignore"):

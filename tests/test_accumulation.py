@@ -24,7 +24,7 @@ SPEC = specs.get("REDUCE")
 HALF = "ALLOW_HALF_PRECISION_COMPUTATION"
 # (terms per row, rows per data kind): short rows many, long rows few (blocked256 needs more than 256)
 LENGTHS = ((4, 1000), (7, 500), (33, 120), (100, 40), (300, 12))
-KINDS = ("uniform", "cancel", "wide")
+KINDS = ("uniform", "cancel", "wide", "tiny")
 CHECKED = {}  # function -> outputs judged by the soundness tests (reported by the last of them)
 
 
@@ -34,16 +34,20 @@ def params(function: str, dtype: str = "float32", flags: str = "NONE") -> dict:
 
 
 def data(rng, n: int, rows: int, kind: str, dtype: str) -> np.ndarray:
-    """rows x n values of dtype: uniform in [-1, 1]; cancel: terms up to 1000 whose exact sum is near 0
-    (the last term the negated sum of the others); wide: magnitudes 2^-60 to 2^60 (float16: 2^-20 to
-    2^12), signs random."""
+    """rows x n values of dtype: uniform in [-1, 1], every 16th row with a NaN, an infinity or both
+    infinities; cancel: terms up to 1000 whose exact sum is near 0 (the last term the negated sum of the
+    others); wide: magnitudes 2^-60 to 2^60 (float16: 2^-20 to 2^12), signs random; tiny: magnitudes in
+    and near the denormals (float32: 2^-149 to 2^-120, float16: 2^-24 to 2^-10)."""
     if kind == "uniform":
         x = rng.uniform(-1, 1, (rows, n))
+        x[0::16, 0], x[1::16, 1], x[2::16, -1] = np.nan, np.inf, -np.inf
+        x[3::16, 0], x[3::16, -1] = np.inf, -np.inf
     elif kind == "cancel":
         x = rng.uniform(-1000, 1000, (rows, n)).astype(dtype).astype(np.float64)
         x[:, -1] = -x[:, :-1].sum(axis=1)
     else:
-        low, high = (-60, 60) if dtype == "float32" else (-20, 12)
+        low, high = {("wide", "float32"): (-60, 60), ("wide", "float16"): (-20, 12), ("tiny", "float32"): (-149, -120),
+                     ("tiny", "float16"): (-24, -10)}[kind, dtype]
         x = rng.choice([-1.0, 1.0], (rows, n)) * np.exp2(rng.uniform(low, high, (rows, n)))
     return x.astype(dtype)
 
@@ -122,17 +126,19 @@ def configurations(function: str, precision: str):
 
 def function_data(function: str, x):
     """The function's inputs from a batch: LOG_SUM of magnitudes (its sum positive), LOG_SUM_EXP of
-    logits up to 80 (float16: 5, where 300 terms summed in float16 stay finite), MULTIPLY of factors of magnitude 1/2 to 2 (wide: 2^-8 to 2^8)."""
+    logits up to 80 (float16: 5, where 300 terms summed in float16 stay finite), MULTIPLY of factors of
+    magnitude 1/2 to 2 (wide: 2^-8 to 2^8, float16 2^-2 to 2^2); NaN and infinities kept."""
     if function == "LOG_SUM":
         return np.abs(x)
     if function == "LOG_SUM_EXP":
         top = 80.0 if x.dtype == np.float32 else 5.0
         return np.clip(x.astype(np.float64), -top, top).astype(x.dtype)
     if function == "MULTIPLY":
-        m = np.abs(x.astype(np.float64))
+        m = np.abs(np.where(np.isfinite(x), x, 1.0).astype(np.float64))
         scaled = np.where(m > 0, np.exp2(np.log2(np.where(m > 0, m, 1.0)) % (16 if x.dtype == np.float32 else 4)
                                          - (8 if x.dtype == np.float32 else 2)), 1.0)
-        return (np.sign(x.astype(np.float64)) * np.where(m < 8, 0.5 + m * 3 / 16, scaled)).astype(x.dtype)
+        factors = np.sign(x.astype(np.float64)) * np.where(m < 8, 0.5 + m * 3 / 16, scaled)
+        return np.where(np.isfinite(x), factors, x).astype(x.dtype)
     return x
 
 
