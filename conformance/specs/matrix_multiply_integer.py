@@ -9,12 +9,10 @@ from conformance.specs.families import CONTRACTION
 from oracle.matrix_multiply_integer import OUTPUT_TYPE, output_dtype
 
 STRUCT = "DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC"
-B_TYPE = lambda dtype, BType=None: BType or dtype  # noqa: E731
 # The page's tables (MicrosoftDocs/sdk-api b5f9f4f4): A, B and their zero points INT8 or UINT8, OutputTensor INT32;
 # 5_2 only lets BZeroPointTensor have 1 dimension (no case here: every zero point has A's DimensionCount)
 TABLES = (SupportTable("5_2", (2, 3, 4), im.QUANTIZED), SupportTable("4_0", (2, 3, 4), im.QUANTIZED),
           SupportTable("2_1", (4,), im.QUANTIZED))
-ONNX_CPU_PAIRS = {("uint8", "uint8"), ("uint8", "int8"), ("int8", "int8")}  # ONNX Runtime's CPU MatMulInteger
 
 
 def shape_check(input_shapes, params) -> str | None:
@@ -56,9 +54,6 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     BZeroPoint)."""
     if params.get("ExecutionFlags") not in (None, "NONE"):
         raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
-    b_type = B_TYPE(dtype, params.get("BType"))
-    if (dtype, b_type) not in ONNX_CPU_PAIRS:
-        raise NotReachable(f"ONNX Runtime's CPU MatMulInteger has no kernel of A {dtype} and B {b_type}")
     present = im.presence(SPEC, params)
     if present["AZeroPoint"] == "absent" and present["BZeroPoint"] == "present":
         raise NotReachable("b_zero_point without a_zero_point: the ONNX route binds MatMulInteger's inputs by position")
