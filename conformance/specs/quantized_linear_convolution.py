@@ -1,7 +1,7 @@
 """DML_QUANTIZED_LINEAR_CONVOLUTION_OPERATOR_DESC: the integer sums of CONVOLUTION_INTEGER (exact) plus an
 INT32 bias, scaled by InputScale * FilterScale / OutputScale in float32 and quantized (ties to even, plus the
-zero point, saturated). Each output element is judged within the quantizations of the float32 scaling's
-interval (conformance/judge/intervals.py's Direct3D arithmetic, either order of the scale steps)."""
+zero point, saturated). Each output element is judged within the quantizations of the scaling's interval
+under Direct3D's float32 accuracy (either order of the scale steps)."""
 import numpy as np
 
 from conformance.specs import convolving
@@ -9,13 +9,11 @@ from conformance.specs.base import (ABSENT, Input, NotReachable, OnnxNode, Opera
                                     SupportTable, execution_flags, optional_tensor, page)
 from conformance.specs.convolution_integer import FILTER_TYPE, QUANTIZED, named, zero_point_problems
 from conformance.specs.families import CONTRACTION
-from conformance.specs.primitives import input_
-from oracle.quantized_linear_convolution import OPTIONAL, accumulated, output_dtype, unpack
+from conformance.specs.dynamic_quantize_linear import DIVISION_ULP
+from oracle.quantized_linear_convolution import OPTIONAL, accumulated, output_dtype, real_value, unpack
 
 FLOAT32_TYPE = lambda dtype: "float32"  # noqa: E731  every scale tensor's type (the page's tables)
-S, IN, FILTER, OUT = (input_(name) for name in ("S", "InputScale", "FilterScale", "OutputScale"))
-# The dequantized sum over the output scale, in either order a device may take the scale steps
-SCALINGS = (S * IN * FILTER / OUT, S * (IN * FILTER / OUT))
+ULP = 2.0 ** -23  # a float32 ULP relative to the value it rounds, at most
 # ONNX Runtime's CPU QLinearConv (1.32): (x, w) types it has kernels for
 ONNX_CPU_TYPES = (("uint8", "uint8"), ("uint8", "int8"), ("int8", "int8"))
 
@@ -36,32 +34,19 @@ def shape_check(input_shapes, params) -> str | None:
 
 
 def bounds(inputs, params):
-    """Each element's least and greatest allowed value: the float32 interval of S * InputScale *
-    FilterScale[m] / OutputScale (S exact, converted to float32 within one ULP), rounded to integers
-    (ties to even: monotone, so the interval's ends bound every result), plus the zero point, saturated."""
-    from conformance.judge.intervals import FLOAT32, Evaluator, Values  # the judge imports the specs
+    """Each element's least and greatest allowed value: S * InputScale * FilterScale[m] / OutputScale (S exact)
+    as Direct3D's float32 arithmetic may compute it, in either order of the scale steps: S converted within one
+    ULP, two products within one ULP each (truncation allowed), the division within DIVISION_ULP; rounded to
+    integers (ties to even: monotone, so the interval's ends bound every result), plus the zero point, saturated."""
     present = {name: params.get(name) or "present" for name in OPTIONAL}
     t = unpack(inputs, present)
     fields = {name: params[name] for name in ("Strides", "Dilations", "StartPadding", "EndPadding")}
-    total = accumulated(t, {**fields, "GroupCount": params.get("GroupCount") or 1}).astype(np.float64)
-    spread = np.spacing(np.abs(total).astype(np.float32)).astype(np.float64)
-    rank = total.ndim
-    channel = (1, -1) + (1,) * (rank - 2)
-    scales = {"InputScale": np.asarray(t["InputScale"], dtype=np.float64).reshape((1,) * rank),
-              "FilterScale": np.asarray(t["FilterScale"], dtype=np.float64).reshape(channel),
-              "OutputScale": np.asarray(t["OutputScale"], dtype=np.float64).reshape((1,) * rank)}
-    env = {"S": Values(total - spread, total + spread, np.ones(total.shape, bool), np.zeros(total.shape, bool)),
-           **{name: Values.points(np.broadcast_to(v, total.shape)) for name, v in scales.items()}}
-    env[None] = env["S"]
-    ev = Evaluator(FLOAT32, "d3d", "float32")
-    with np.errstate(all="ignore"):
-        values = [ev.evaluate(formula, env) for formula in SCALINGS]
-    lo = np.minimum.reduce([v.lo for v in values])
-    hi = np.maximum.reduce([v.hi for v in values])
+    value = real_value(t, accumulated(t, {**fields, "GroupCount": params.get("GroupCount") or 1}))
+    radius = np.abs(value) * ((1 + ULP) ** 3 * (1 + DIVISION_ULP * ULP) - 1)
     target = np.iinfo(output_dtype(np.asarray(inputs[0]).dtype.name, params.get("FilterType"), params.get("OutputType")))
     zero = float(np.asarray(t["OutputZeroPoint"]).astype(np.int64).reshape(-1)[0])
-    quantize = lambda v: np.clip(np.rint(v) + zero, target.min, target.max)  # noqa: E731
-    return quantize(lo).astype(target.dtype), quantize(hi).astype(target.dtype)
+    quantize = lambda v: np.clip(np.rint(v) + zero, target.min, target.max).astype(target.dtype)  # noqa: E731
+    return quantize(value - radius), quantize(value + radius)
 
 
 def onnx_shapes(input_shapes, params) -> tuple:
@@ -141,8 +126,8 @@ SPEC = OperatorSpec(
     notes=("The integer sums are exact (CONVOLUTION_INTEGER's); the bias is INT32 in the accumulator's scale "
            "(InputScale * FilterScale, as ONNX QLinearConv's: the page only says it is added to the result).",
            "The scaling S * InputScale * FilterScale[m] / OutputScale is judged by Direct3D's float32 arithmetic "
-           "(S converted within one ULP; the products and the division with their accuracy; either order of the "
-           "scale steps), then rounded to an integer (ties to even, as ELEMENT_WISE_QUANTIZE_LINEAR: monotone, so "
+           "(S converted within one ULP, each product within one ULP, the division within 2.5 ULP, in either "
+           "order of the scale steps), then rounded to an integer (ties to even, as ELEMENT_WISE_QUANTIZE_LINEAR: monotone, so "
            "the interval's ends bound every result), plus the zero point, saturated: an element passes within "
            "those integers. The oracle computes it in float64.",
            "The page: a scale of 0 is undefined behaviour (no case has one).",
