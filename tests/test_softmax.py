@@ -189,7 +189,7 @@ def test_every_small_case_passes_through_the_oracle_and_the_cpu_provider_or_is_n
     records = run("cpu", cases)
     assert {r["status"] for r in records} == {statuses.PASS, statuses.NOT_REACHABLE}
     unreachable = {r["id"] for r in records if r["status"] == statuses.NOT_REACHABLE}
-    assert all("Axes=[0,2]" in i or "Axes=[2,0]" in i or "ExecutionFlags=ALLOW" in i for i in unreachable)
+    assert all("Axes=[0,2]" in i or "Axes=[2,0]" in i for i in unreachable)  # not adjacent
 
 
 @pytest.mark.parametrize("op, shape, params, wanted", [
