@@ -167,3 +167,23 @@ def test_a_quantized_average_is_judged_by_its_bounds_exact_sums_pass_and_a_forgo
     assert failed(device(zero)) == 0
     assert failed(device(0)) > expected.size // 2
     assert failed(device(zero, count_padding=True)) >= 4 * (9 * 9 - 7 * 7) // 2
+
+
+def test_dml_direct_describes_the_quantized_pooling_output_as_output_tensor_not_output_scale_tensor():
+    """OutputScaleTensor and OutputZeroPointTensor are inputs named Output...: the description's one output
+    is OutputTensor (the worker once took the first tensor named Output..., which DirectML refused)."""
+    import json
+
+    from conformance.dmldirect import layout
+    from conformance.dmldirect.describe import OperatorDescription
+    chosen = [c for c in load_file(CASES / "quantized_linear_average_pooling.yaml")
+              if "5x5" in c.id or "ZeroPointTensor=absent" in c.id][:2]
+    for case in chosen:
+        request = layout.request(case.op, case.dtype, case.shape, case.params, False, case.inputs, (),
+                                 case.outputs[0], case.outputs)
+        description = OperatorDescription.from_case(json.loads(json.dumps(request)))
+        assert tuple(description.output.shape) == tuple(case.outputs[0]), (description.output.shape, case.outputs)
+        assert [t.shape for t in description.inputs] == [tuple(i.shape) for i in case.inputs]
+        assert len(description.output_slots) == 1 and len(description.input_slots) == 5, \
+            (description.input_slots, description.output_slots)
+        assert description.input_slots.count(True) == len(case.inputs)

@@ -112,8 +112,10 @@ class OperatorDescription:
         fields = [(str(name), str(kind)) for name, kind in desc["fields"]]
         kinds = dict(fields)
         tensors = [name for name, kind in fields if kind in ("tensor", "tensor_array")]
+        declared = desc.get("outputs")  # the output tensors' names; absent: the fields named Output...
+        is_output = (lambda name: name in declared) if declared else (lambda name: name.startswith("Output"))
         output_names = [o["name"] for o in outputs] if outputs else [
-            next((name for name in tensors if name.startswith("Output")), "OutputTensor")]
+            next((name for name in tensors if is_output(name)), "OutputTensor")]
         # A tensor array's k-th tensor (OutputTensors[1]) is its field's (OutputTensors)
         output_fields = list(dict.fromkeys(re.sub(r"\[\d+\]$", "", name) for name in output_names))
         input_fields = [name for name in tensors if name not in output_fields]
@@ -155,7 +157,7 @@ class OperatorDescription:
         # Every tensor slot in the struct's order, False where a case leaves an optional one NULL: DirectML
         # takes a binding per slot, DML_BINDING_TYPE_NONE for a NULL one (an output's name starts with Output)
         slots = [name for name, kind in fields if kind in ("tensor", "tensor_array", "absent_tensor")]
-        outputs_all = [n for n in slots if n in output_fields or kinds[n] == "absent_tensor" and n.startswith("Output")]
+        outputs_all = [n for n in slots if n in output_fields or kinds[n] == "absent_tensor" and is_output(n)]
         self.input_slots = _slots([n for n in slots if n not in outputs_all], kinds, len(self.inputs))
         self.output_slots = _slots(outputs_all, kinds, len(self.outputs))
         self.scale_bias = None

@@ -24,8 +24,8 @@ class NoDescription(Exception):
 
 
 def layout(spec, absent=()) -> dict:
-    """{"type", "struct", "fields": [[name, kind], ...]} of spec's operator description; absent: the
-    optional tensors a case leaves NULL (kind absent_tensor)."""
+    """{"type", "struct", "fields": [[name, kind], ...], "outputs": [name, ...]} of spec's operator
+    description; absent: the optional tensors a case leaves NULL (kind absent_tensor)."""
     type_name = f"DML_OPERATOR_{spec.name}"
     if type_name not in abi.ENUMS:
         raise NoDescription(f"dml-direct: DirectML.h (DML_OPERATOR_TYPE) has no {type_name}")
@@ -52,7 +52,8 @@ def layout(spec, absent=()) -> dict:
     if unknown:
         raise ValueError(f"{spec.name}: no description field kind for {', '.join(unknown)}; "
                          f"known: {', '.join(k for k in abi.DESC_FIELD_KINDS if k != 'tensor')}")
-    return {"type": type_name, "struct": spec.struct, "fields": fields}
+    # the output tensors by name: an input may be named Output... too (OutputScaleTensor, a quantizer's)
+    return {"type": type_name, "struct": spec.struct, "fields": fields, "outputs": [o.name for o in spec.outputs]}
 
 
 def request(spec, dtype: str, shape, params: dict, in_place: bool = False, inputs=(), output_strides=(),
