@@ -83,7 +83,7 @@ def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
     with np.errstate(all="ignore"):
         for steps in spec.accumulation_for(params):
             result = None
-            for fmt in formats(dtype, params):
+            for fmt in formats(target.name, params):  # the output's type (an integer input's float output)
                 env = _evaluate(steps, Evaluator(fmt, "d3d", target), dict(points), inputs, params)
                 value = env.get(chosen.short, env["last"])
                 value = Values(floor_to(value.lo, target), ceil_to(value.hi, target), value.num, value.nan)
@@ -184,6 +184,8 @@ def _dot(step, ev, inputs, params) -> Values:
     step_abs = _underflow_step(fmt)
     radius = ((gamma(n, u) + gamma(n, _F64_U)) * np.where(np.isfinite(magnitude), magnitude, 0.0)
               + n * step_abs * (2.0 + 2.0 * factors)) * _SLACK
+    if step.spread is not None:  # coefficients the device computes: the exact sum's own range
+        radius = radius + np.asarray(step.spread(inputs, params), dtype=np.float64)
     finite_exact, finite_magnitude = _finite_products(step, inputs, params, exact, magnitude)
     up = (finite_magnitude + finite_exact) / 2 + radius > largest  # the positive finite products' sum, the negatives'
     down = (finite_magnitude - finite_exact) / 2 + radius > largest

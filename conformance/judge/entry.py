@@ -29,11 +29,11 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         return compare_outputs(spec, x, expected, actual, case.oracle_params(), case.flush_allowed, accumulated)
     index_output = outputs[0].allowed is not None and (outputs[0].allowed_when is None
                                                        or outputs[0].allowed_when(case.params))
-    if spec.accumulation and not index_output:  # an accumulation: its sound interval (accumulated.py)
+    if spec.accumulation_for(case.params) and not index_output:  # an accumulation: its sound interval
         if expected is None or reference is None:
             expected, reference = expected_and_reference(case, x)
         inputs = x if isinstance(x, tuple) else (x,)
-        if np.dtype(case.dtype).kind != "f":  # integers: exact (wrapped as the spec says)
+        if np.dtype(spec.tensor_type(outputs[0].name, case.dtype, case.params)).kind != "f":  # integers: exact
             from conformance.judge.bounded import compare_bounded
             return compare_bounded(inputs[0], expected, actual)
         from conformance.judge.accumulated import compare_accumulated
