@@ -202,3 +202,11 @@ def test_every_small_case_passes_through_the_oracle_and_the_cpu_provider_or_is_n
 def test_a_shape_the_page_forbids_is_refused_at_load_naming_file_and_line(tmp_path, op, shape, params, wanted):
     with pytest.raises(CaseFileError, match=f"{op.lower()}.yaml:5: .*{wanted}"):
         one_case(tmp_path, op, "float32", shape, params)
+
+
+def test_conformance_specs_says_how_each_is_judged():
+    from conformance.judge import accumulated, d3d
+    from conformance.specs import get
+    assert "one 1 per slice, at a position the page allows" in d3d.explain(get("ACTIVATION_HARDMAX1"))[0]
+    softmax = "\n".join(accumulated.explain(get("ACTIVATION_SOFTMAX1")))
+    assert "M = max of x; S = sum of exp2" in softmax and "Output = (exp2" in softmax and "rcp(s)" in softmax

@@ -182,6 +182,9 @@ def explain(spec, dtype: str = "float32") -> list:
     if spec.accepted is not None:
         return [f"  d3d: the set each element may be, by {spec.accepted.__module__} (its docstring states the rules)"]
     indexed = [o.name for o in spec.outputs if o.allowed is not None]
+    if indexed and all(o.indicator_axes is not None for o in spec.outputs if o.allowed is not None):
+        return [f"  d3d: {', '.join(indexed)}: 0 everywhere but one 1 per slice, at a position the page allows "
+                "there (conformance/judge/indices.py; the notes say where the page is silent)"]
     if indexed:
         return [f"  d3d: {', '.join(indexed)}: each element one of the indices the page allows there "
                 "(conformance/judge/indices.py; the notes say where the page is silent)"]
