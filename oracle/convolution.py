@@ -13,13 +13,15 @@ channels and of the output channels), for each spatial dimension i:
   provider passes it).
 - Mode CONVOLUTION flips the filter along every spatial dimension first (the page's table: relative to
   CROSS_CORRELATION in either direction).
-- OutputPadding: OutputPadding[i] more output positions at the end, computed by the same sums (a
-  forward window there reads past the input: 0 where it reads nothing; BACKWARD: ONNX ConvTranspose's
-  output_padding).
+- OutputPadding: OutputPadding[i] more output positions at the end of each spatial dimension, zeros
+  (the page: "a zero padding to the result of the convolution"; DirectML.dll under Wine (dml-direct)
+  writes 0 there in both directions, the bias not added, the fused activation applied to the 0). ONNX ConvTranspose's output_padding
+  computes those positions instead (its bias added, EndPadding's cropped contributions kept).
 The sums run one filter tap at a time (a matrix product over the group's channels): exact where the
 arrays are integers (CONVOLUTION_INTEGER and QUANTIZED_LINEAR_CONVOLUTION use the same routine).
 The fused activation is its own oracle applied to the sum rounded to the tensor type, as the unfused
-layers give (oracle/element_wise_add1.py); FusedActivation None, or {"Type": name, its fields}.
+layers give (oracle/element_wise_add1.py), after the output padding; FusedActivation None, or {"Type":
+name, its fields}.
 """
 import itertools
 
@@ -102,6 +104,16 @@ def convolve(x: np.ndarray, w: np.ndarray, fields: dict, backward: bool = False,
     return out.reshape(batch, out_channels, *out_spatial)
 
 
+def output_padded(values: np.ndarray, fields: dict) -> np.ndarray:
+    """values with OutputPadding[i] zeros after each spatial dimension i."""
+    padding = [int(v) for v in fields.get("OutputPadding") or [0] * (values.ndim - 2)]
+    return np.pad(values, [(0, 0), (0, 0)] + [(0, p) for p in padding])
+
+
+def unpadded(fields: dict) -> dict:
+    return {**fields, "OutputPadding": None}
+
+
 def window_fields(fields: dict) -> dict:
     return {name: [int(v) for v in fields[name]] for name in WINDOW_FIELDS} | {
         "OutputPadding": [int(v) for v in fields.get("OutputPadding") or [0] * len(fields["Strides"])],
@@ -109,13 +121,13 @@ def window_fields(fields: dict) -> dict:
 
 
 def convolution(inputs, fields: dict, magnitude: bool = False) -> np.ndarray:
-    """The float64 sum of products (no bias) of a CONVOLUTION case's InputTensor and FilterTensor;
-    magnitude: of their magnitudes (the judge's sum |products|)."""
+    """The float64 sum of products (no bias) of a CONVOLUTION case's InputTensor and FilterTensor, without the
+    output padding; magnitude: of their magnitudes (the judge's sum |products|)."""
     x, w = (np.asarray(v, dtype=np.float64) for v in inputs[:2])
     if magnitude:
         x, w = np.abs(x), np.abs(w)
     with np.errstate(all="ignore"):
-        return convolve(x, w, window_fields(fields), backward=fields.get("Direction") == DIRECTIONS[1],
+        return convolve(x, w, window_fields(unpadded(fields)), backward=fields.get("Direction") == DIRECTIONS[1],
                         flip=fields.get("Mode") == MODES[0])
 
 
@@ -128,6 +140,7 @@ def reference(x, dtype: str, nan_rule="d3d", BiasTensor="present", Mode=MODES[1]
     total = convolution(x, fields)
     if BiasTensor == "present":
         total = total + np.asarray(x[2], dtype=np.float64)
+    total = output_padded(total, fields)
     if FusedActivation is None:
         return total
     import oracle  # this package: its registry imports this module while it discovers operators

@@ -56,7 +56,8 @@ def test_worked_example_forward_backward_and_both_modes():
 
 
 def by_definition(x, w, p) -> np.ndarray:
-    """One output element at a time, from the sums as the spec's formula states them."""
+    """One output element at a time, from the sums as the spec's formula states them; the output
+    padding's positions 0."""
     backward, groups = p["Direction"] == DIRECTIONS[1], p["GroupCount"]
     if p["Mode"] == MODES[0]:
         w = w[(slice(None), slice(None)) + (slice(None, None, -1),) * (x.ndim - 2)]
@@ -65,7 +66,8 @@ def by_definition(x, w, p) -> np.ndarray:
     out_per_group = out_channels // groups
     shape = SPEC.output_shapes((x.shape, w.shape), p)[0]
     out = np.zeros(shape)
-    for n, m, *o in itertools.product(*(range(s) for s in shape)):
+    written = SPEC.output_shapes((x.shape, w.shape), {**p, "OutputPadding": [0] * (x.ndim - 2)})[0]
+    for n, m, *o in itertools.product(*(range(s) for s in written)):
         g = m // out_per_group
         total = 0.0
         for c in range(g * per_group, (g + 1) * per_group):
@@ -82,6 +84,22 @@ def by_definition(x, w, p) -> np.ndarray:
                         total += x[(n, c) + tuple(j)] * w[(m, c - g * per_group) + k]
         out[(n, m, *o)] = total
     return out
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_output_padding_is_zeros_without_the_bias_with_the_activation(direction):
+    """DirectML.dll (dml-direct under Wine) writes 0 there, and sigmoid's 0.5 with SIGMOID fused."""
+    x = np.ones((1, 1, 2, 2), dtype=np.float32)
+    w = np.ones((1, 1, 1, 1), dtype=np.float32)
+    bias = np.full((1, 1, 1, 1), 3.0, dtype=np.float32)
+    params = oracle_params(fields(Direction=direction, OutputPadding=[1, 0]))
+    plain = oracle.evaluate("CONVOLUTION", (x, w, bias), "float32", **params)
+    assert plain[0, 0].tolist() == [[4, 4], [4, 4], [0, 0]]
+    fused = {**params, "FusedActivation": {"Type": "ACTIVATION_SIGMOID"}}
+    assert oracle.evaluate("CONVOLUTION", (x, w, bias), "float32", **fused)[0, 0, 2].tolist() == [0.5, 0.5]
+    wrong = plain.copy()
+    wrong[0, 0, 2] = 3.0  # the bias added in the padding
+    assert d3d_failures((x, w, bias), fields(Direction=direction, OutputPadding=[1, 0]), "float32", wrong) == 2
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)

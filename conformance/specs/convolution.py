@@ -8,8 +8,8 @@ from conformance.specs.accumulation import Dot, Then
 from conformance.specs.base import (ABSENT, FLOATS, Input, NotReachable, OnnxNode, OperatorSpec, Parameter, SupportTable,
                                     execution_flags, optional_tensor, page)
 from conformance.specs.families import CONTRACTION
-from conformance.specs.primitives import input_, stored, substitute
-from oracle.convolution import DIRECTIONS, MODES, convolution
+from conformance.specs.primitives import eq, input_, select, stored, substitute
+from oracle.convolution import DIRECTIONS, MODES, convolution, output_padded
 from oracle.rounding import float_param
 
 BACKWARD = DIRECTIONS[1]
@@ -34,11 +34,20 @@ def shape_check(input_shapes, params) -> str | None:
 
 
 def _sums(inputs, params):
-    return convolution(inputs, params)
+    return output_padded(convolution(inputs, params), params)
 
 
 def _magnitudes(inputs, params):
-    return convolution(inputs, params, magnitude=True)
+    return output_padded(convolution(inputs, params, magnitude=True), params)
+
+
+def _inside(inputs, params):
+    """1 where the convolution writes, 0 in the output padding."""
+    return output_padded(np.ones_like(convolution(inputs, params)), params)
+
+
+def _none(inputs, params):
+    return 0
 
 
 def _count(inputs, params):
@@ -46,14 +55,18 @@ def _count(inputs, params):
 
 
 def accumulation(params) -> tuple:
-    """S, the sum of products; then S + Bias; then the fused activation's own formula of that (the sum as
-    the unfused layer's tensor holds it, or as the fused shader keeps it: stored)."""
+    """S, the sum of products; then S + Bias (0 in the output padding); then the fused activation's own formula
+    of that (the sum as the unfused layer's tensor holds it, or as the fused shader keeps it: stored)."""
     total = input_("S") + input_("Bias") if params.get("BiasTensor") != ABSENT else input_("S")
+    steps = (Dot("S", _sums, _magnitudes, _count),)
+    if any(params.get("OutputPadding") or ()):  # the padding's zeros, where a Dot of no products (1 or 0) says
+        steps += (Dot("Inside", _inside, _none, _none),)
+        total = select(eq(input_("Inside"), 0.0), 0.0, total)
     value = params.get("FusedActivation")
     if value is not None:
         _, fields = fused.split(value)
         total = substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), stored(total))
-    return ((Dot("S", _sums, _magnitudes, _count), Then("Output", total)),)
+    return (steps + (Then("Output", total),),)
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
@@ -78,12 +91,16 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
         raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     attributes = convolving.onnx_attributes(params)
     backward = _backward(params)
-    if backward:
-        attributes["output_padding"] = [int(v) for v in params.get("OutputPadding") or [0] * len(params["Strides"])]
-        if any(o >= s for o, s in zip(attributes["output_padding"], attributes["strides"])):
+    padding = [int(v) for v in params.get("OutputPadding") or [0] * len(params["Strides"])]
+    if any(padding):
+        if not backward:
+            raise NotReachable("ONNX Conv has no output padding")
+        if params.get("BiasTensor") != ABSENT or params.get("FusedActivation") or any(params["EndPadding"]):
+            raise NotReachable("ConvTranspose's output_padding positions take the bias, the activation and "
+                               "EndPadding's cropped sums; DirectML's are zeros: they agree without all three")
+        if any(o >= s for o, s in zip(padding, attributes["strides"])):
             raise NotReachable("ConvTranspose in ONNX Runtime takes output_padding below the stride alone")
-    elif any(params.get("OutputPadding") or ()):
-        raise NotReachable("ONNX Conv has no output padding")
+        attributes["output_padding"] = padding
     op_type = "ConvTranspose" if backward else "Conv"
     value = params.get("FusedActivation")
     if value is None:
@@ -103,7 +120,7 @@ SPEC = OperatorSpec(
             "the transposed sum, Input[n, c, j] * Filter[c, m, k] added at o = j * Strides + k * Dilations - "
             "StartPadding; Mode CONVOLUTION flips the filter's spatial dimensions. Output sizes: FORWARD (In + "
             "StartPadding + EndPadding - ((K - 1) * Dilations + 1)) / Strides + 1, BACKWARD Strides * (In - 1) + "
-            "(K - 1) * Dilations + 1 - StartPadding - EndPadding, each plus OutputPadding",
+            "(K - 1) * Dilations + 1 - StartPadding - EndPadding, each plus OutputPadding (zeros at the end)",
     summary="Performs a convolution of the FilterTensor with the InputTensor: forward and backward (transposed), "
             "convolution and cross-correlation, grouped (depth-wise), with an optional bias and fused activation.",
     inputs=(Input("InputTensor", aliases_output=False, broadcast=False),
@@ -150,10 +167,11 @@ SPEC = OperatorSpec(
            "CONVOLUTION flips the filter relative to CROSS_CORRELATION in both directions). BACKWARD's FilterTensor "
            "is {InputChannelCount, OutputChannelCount / GroupCount, kernel...}, as ONNX ConvTranspose's W (the "
            "page names the dimensions FilterBatchCount, FilterChannelCount without saying which is which).",
-           "OutputPadding: the page says it zero-pads the result at the end of each spatial dimension; BACKWARD "
-           "computes those positions as ConvTranspose's output_padding does (a contribution reaches them where "
-           "EndPadding is above 0); the cases choose fields where the two readings agree (zeros), and FORWARD "
-           "OutputPadding where no window there reaches the input.",
+           "OutputPadding: zeros at the end of each spatial dimension, the bias not added there, the fused "
+           "activation applied to them (the page: 'a zero padding to the result of the convolution'; DirectML.dll "
+           "under Wine gives 0 there, sigmoid's 0.5 with SIGMOID fused, in both directions). ONNX ConvTranspose's output_padding computes those positions (bias "
+           "added, EndPadding's cropped sums kept): the ONNX route takes it only without bias, activation and "
+           "EndPadding, where both give zeros.",
            "DimensionCount 1 (3-D tensors) from 4_0: the page's text names only 2 and 3, its 4_0 table allows 3-D.",
            "The fused activation is judged by its own d3d formula of the biased sum (stored: float16 rounded or "
            "kept in float); the oracle applies the activation's oracle to the sum rounded to the tensor type.",
