@@ -399,3 +399,17 @@ def test_a_struct_held_by_value_and_float_arrays_byte_for_byte_as_the_header_lay
     for offset, name in ((32, "Scales"), (40, "InputPixelOffsets"), (48, "OutputPixelOffsets")):
         assert list((C.c_float * 2).from_address(struct.unpack_from("<Q", raw, offset)[0])) == params[name]
     assert "OutputSizes" not in d.fields()  # no field: the output tensor's sizes
+
+
+def test_which_optional_tensor_is_null_is_part_of_the_compiled_operator_s_key():
+    """MEAN_VARIANCE_NORMALIZATION1 with ScaleTensor bound and BiasTensor NULL, and the reverse: tensors of one
+    type and shape, other binding slots. One key for both reused the first's compiled operator for the
+    second, which then read its Bias as the Scale (seen on lavapipe: every output Scale * normalized)."""
+    from pathlib import Path
+    cases = {c.params["ScaleTensor"] + c.params["BiasTensor"]: c
+             for c in load_paths([Path(__file__).resolve().parents[1] / "cases/mean_variance_normalization1.yaml"])
+             if c.dtype == "float32" and c.shape == (2, 3, 4, 5) and c.params["ScaleTensor"] != c.params["BiasTensor"]}
+    keys = {name: OperatorDescription.from_case(layout.request(c.op, c.dtype, c.shape, c.params, inputs=c.inputs)).key
+            for name, c in cases.items()}
+    assert set(keys) == {"presentabsent", "absentpresent"}, sorted(keys)
+    assert keys["presentabsent"] != keys["absentpresent"]

@@ -254,8 +254,10 @@ class OperatorDescription:
         values = tuple((name, repr(self._value(name, kind))) for name, kind in self.own_fields)
         strides = tuple(None if t.strides is None else tuple(t.strides) for t in self.inputs + [self.output])
         tensors = tuple((t.dtype, t.shape) for t in self.inputs + self.outputs)  # each of its own type and sizes
+        # which optional tensors are NULL: ScaleTensor bound and BiasTensor NULL is another operator than the reverse
+        slots = (tuple(self.input_slots), tuple(self.output_slots))
         return (self.operator_type, self.dtype, self.output_dtype, self.shape, self.output.shape, strides, values,
-                tensors)
+                tensors, slots)
 
     def fields(self) -> dict:
         """The description as the device receives it, for records and tests."""
