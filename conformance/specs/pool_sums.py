@@ -97,8 +97,8 @@ BOUND_NOTE = ("Judged by the sound interval of the window's sum (conformance spe
               "sum |x_i| for any order of summation, then the page's step after it with Direct3D's accuracy; "
               "float16 summed in float32 unless ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.")
 ULP_NOTE = "The `ulp` model: WebNN's averagePool2d and l2Pool2d tolerance, prod(WindowSize) + 2 ULP."
-LP_NOTE = ("The page writes X^P without |X|: |X|^P is used, as ONNX's LpPool does (the same for even P; for odd P "
-           "a negative sum would have no real root). Integer P up to 4 may be multiplied out or taken by pow: "
-           "the union of both intervals.")
+LP_NOTE = ("The page writes X^P without |X|: |X|^P is used, as ONNX's LpPool does and DirectML 1.15.4 computes "
+           "(docs/findings/issue26-pooling.md; for odd P a negative sum would have no real root). Integer P up to 4 "
+           "may be multiplied out or taken by pow: the union of both intervals.")
 AVERAGE_NOTE = ("A window wholly in the padding is refused (with IncludePadding FALSE it has no divisor). "
                 "IncludePadding TRUE divides by prod(WindowSize), the window's positions, not its dilated extent.")

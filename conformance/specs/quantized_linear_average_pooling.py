@@ -142,5 +142,8 @@ SPEC = OperatorSpec(
            "The table's scale and zero point tensors allow 1 to 5 dimensions; the field texts say {1, 1, 1, 1} or "
            "{1, ChannelCount, 1, 1}: the cases give those (of InputTensor's DimensionCount). A scale of 0 is "
            "undefined: no case has one.",
+           "The constraints tie each tensor only to its zero point's type, yet DirectML 1.15.4 refuses an INT8 "
+           "InputTensor with a UINT8 OutputTensor and the reverse (E_INVALIDARG; docs/findings/issue26-pooling.md): "
+           "the OutputType cases stay, as the page allows them.",
            pools.DILATED_NOTE),
 )
