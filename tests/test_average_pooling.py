@@ -187,3 +187,20 @@ def test_dml_direct_describes_the_quantized_pooling_output_as_output_tensor_not_
         assert len(description.output_slots) == 1 and len(description.input_slots) == 5, \
             (description.input_slots, description.output_slots)
         assert description.input_slots.count(True) == len(case.inputs)
+
+
+def test_lp_pooling_without_the_absolute_value_is_caught_and_float32_pow_devices_pass():
+    x = np.random.default_rng(4).uniform(-10, 10, (1, 3, 8, 8)).astype(np.float32)
+    for p in (1, 3):
+        params = {**PADDED, "P": p}
+        rows, shape, _ = windows_of(x, params)
+        magnitude = np.abs(rows).astype(np.float32)
+        powered = np.power(magnitude, np.float32(p), dtype=np.float32)  # pow: exp2(p * log2|x|) in float32
+        for order in ("sequential", "pairwise"):
+            total = sum_rows(powered, order).astype(np.float32)
+            got = np.power(total, np.float32(1.0 / p), dtype=np.float32).reshape(shape)
+            assert outside("LP_POOLING", x, params, got) == 0, (p, order)
+        signed = sum_rows(np.power(rows, p), "sequential").astype(np.float32)  # the page's X^P taken literally
+        with np.errstate(invalid="ignore"):
+            literal = np.power(signed, np.float32(1.0 / p), dtype=np.float32).reshape(shape)
+        assert outside("LP_POOLING", x, params, literal) > x.size // 2, p
