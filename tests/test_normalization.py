@@ -119,10 +119,11 @@ def test_correct_float32_devices_pass_on_102400_outputs(order, rounding, one_pas
     assert failed(MVN1, (x,), params, y.astype(np.float32)) == 0
 
 
-@pytest.mark.parametrize("association", ["factor", "fused", "page"])
+@pytest.mark.parametrize("association", ["factor", "fused", "page", "folded", "folded-fused"])
 def test_correct_batch_normalization_devices_pass_on_131072_outputs(association):
     """(x - Mean) * (Scale * rsqrt(Variance + Epsilon)) + Bias with the per-channel factor precomputed (with a
-    fused mad or not), or in the page's order, every operation truncated."""
+    fused mad or not), in the page's order, or folded into x * f + (Bias - Mean * f) (DirectML on lavapipe),
+    every operation truncated."""
     rng = np.random.default_rng(6)
     x = rng.uniform(-10, 10, (8, 64, 16, 16)).astype(np.float32)
     mean, variance, scale, bias = (rng.uniform(lo, hi, (1, 64, 1, 1)).astype(np.float32)
@@ -134,7 +135,9 @@ def test_correct_batch_normalization_devices_pass_on_131072_outputs(association)
     d, m, v, s, b = (a.astype(np.float64) for a in (x, mean, variance, scale, bias))
     inverse = r(1 / np.sqrt(r(v + np.float32(params["Epsilon"]))))
     y = {"factor": lambda: r(r(r(d - m) * r(s * inverse)) + b), "fused": lambda: r(r(d - m) * r(s * inverse) + b),
-         "page": lambda: r(r(s * r(r(d - m) * inverse)) + b)}[association]()
+         "page": lambda: r(r(s * r(r(d - m) * inverse)) + b),
+         "folded": lambda: r(r(d * r(s * inverse)) + r(b - r(m * r(s * inverse)))),
+         "folded-fused": lambda: r(d * r(s * inverse) + r(b - r(m * r(s * inverse))))}[association]()
     assert failed(BN, (x, mean, variance, scale, bias), params, y.astype(np.float32)) == 0
 
 
