@@ -1,7 +1,8 @@
 """What MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT and QUANTIZED_LINEAR_MATRIX_MULTIPLY
 share: their inputs named by the page (A and B with a scale and _Maybenull_ zero point each, per
-tensor, per row of A or per column of B), their shapes, and the exact integer sum S = sum over k of
-(A - AZeroPoint)(B - BZeroPoint) as a Dot step of no rounding (count 0: the judge adds no error)."""
+tensor, per row of A or per column of B), their shapes, the exact integer sum S = sum over k of
+(A - AZeroPoint)(B - BZeroPoint) as a Dot step of no rounding (count 0: the judge adds no error), and
+the sum of the dequantized matrices' products as a float GEMM computes it."""
 import numpy as np
 
 from conformance.specs import matmul
@@ -82,3 +83,33 @@ def exact_sum(spec):
                        for m in ("A", "B")]
         return integer_product(differences[0], 0, differences[1], 0).astype(np.float64)
     return Dot("S", values, magnitude, lambda inputs, params: 0)
+
+
+# A dequantized factor (A - AZeroPoint) * AScale in float: the difference converted to float (exact below 2^24,
+# rounded for 32-bit integers) and scaled, two roundings per factor, two factors per product
+DEQUANTIZING_ROUNDINGS = 4
+
+
+def dequantized_sum(spec):
+    """S = sum over k of (A - AZeroPoint) * AScale * (B - BZeroPoint) * BScale as a float GEMM of the dequantized
+    matrices computes it in any order: a Dot of K + DEQUANTIZING_ROUNDINGS roundings per product (Higham's
+    gamma(n) with each factor's own roundings; the scales applied after an integer or float sum lie inside)."""
+    def given(inputs, params):
+        return bound(inputs, tuple(i.short for i in spec.inputs), presence(spec, params))
+
+    def scales(values):
+        return np.asarray(values["AScale"], np.float64) * np.asarray(values["BScale"], np.float64)
+
+    def values(inputs, params):
+        g = given(inputs, params)
+        return integer_product(g["A"], g["AZeroPoint"], g["B"], g["BZeroPoint"]).astype(np.float64) * scales(g)
+
+    def magnitude(inputs, params):
+        g = given(inputs, params)
+        differences = [np.abs(np.asarray(g[m], np.int64) - np.asarray(g[m + "ZeroPoint"], np.int64))
+                       for m in ("A", "B")]
+        return integer_product(differences[0], 0, differences[1], 0).astype(np.float64) * np.abs(scales(g))
+
+    def count(inputs, params):
+        return int(np.shape(given(inputs, params)["A"])[-1]) + DEQUANTIZING_ROUNDINGS
+    return Dot("S", values, magnitude, count)

@@ -35,14 +35,12 @@ def output_shapes(input_shapes, params) -> tuple:
     return im.output_shapes(SPEC, input_shapes, params)
 
 
-S, A_SCALE, B_SCALE = input_("S"), input_("AScale"), input_("BScale")
-
-
 def accumulation(params) -> tuple:
-    """S exact, then the scales in either order, and Bias (absent: nothing added)."""
-    bias = params.get("BiasTensor", "present") == "present"
-    scaled = ((S * A_SCALE) * B_SCALE, (A_SCALE * B_SCALE) * S)
-    return tuple((im.exact_sum(SPEC), Then("Output", value + input_("Bias") if bias else value)) for value in scaled)
+    """The dequantized matrices' product as a float GEMM sums it (an exact integer sum scaled after lies
+    inside), then Bias (absent: nothing added)."""
+    total = input_("S")
+    return ((im.dequantized_sum(SPEC), Then("Output", total + input_("Bias") if params.get("BiasTensor", "present")
+                                             == "present" else total)),)
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
@@ -128,9 +126,11 @@ SPEC = OperatorSpec(
     shape_check=shape_check,
     accumulation=accumulation,
     integers=lambda params, dtype: None,  # a float output
-    notes=("The integer sum S of (A - AZeroPoint)(B - BZeroPoint) is exact in any order; AScale * BScale * S + Bias "
-           "is judged with Direct3D's accuracy (the scales multiplied in either order, S converted to the float "
-           "type, a fused mad inside), float16 in float32 unless ExecutionFlags allow half precision.",
+    notes=("The page gives no formula; its fields dequantize A and B ((Input - ZeroPoint) * Scale), and ONNX "
+           "Runtime's MatMulIntegerToFloat, which the DirectML EP maps here, is the dequantized matrices' product "
+           "plus bias. Judged as a float GEMM of the dequantized matrices in any order: within gamma(K + 4) * "
+           "sum |a' b'| (each factor's conversion and scaling rounded), then + Bias with Direct3D's accuracy; an "
+           "exact integer sum scaled afterwards lies inside. float16 in float32 unless ExecutionFlags allow half.",
            "The page's Members section also lists OutputScaleTensor and OutputZeroPointTensor, which are in neither "
            "its Syntax block, DirectML.h nor its table (copied from QUANTIZED_LINEAR_MATRIX_MULTIPLY): the struct "
            "has the 8 fields above.",
