@@ -113,8 +113,9 @@ SPEC = OperatorSpec(
            "divided by OutputScale, is rounded to the nearest integer, ties to even (the page says 'round'; ONNX's "
            "QLinearMatMul and ELEMENT_WISE_QUANTIZE_LINEAR here round ties to even), plus the zero point, "
            "saturated. Judged exactly against the oracle's float64 value, as the quantizing operators are: the "
-           "cases' scales (0.75, 0.5, 0.375, 0.25, 0.125 and powers of two for the output) keep every float32 "
-           "order of that computation exact, so exact ties are where a device's rounding rule shows.",
+           "cases' scales (0.75, 0.5, 0.375, 0.25, 0.125 and powers of two for the output) keep the scaling of an "
+           "integer sum exact in float32, and a float GEMM of the dequantized matrices too while its partial sums "
+           "stay within 24 bits (every case but K = 4096's), so exact ties are where a device's rounding rule shows.",
            "A scale of 0 is undefined (the page): no case has one. OutputScaleTensor and OutputZeroPointTensor "
            "are used for quantizing the output, though the page says 'dequantizing'.",
            "Each scale and zero point has the matrices' DimensionCount here ({1, .., 1}, per row {.., M, 1} for "
