@@ -31,7 +31,7 @@ from conformance.judge.compare import (WORST_SHOWN, Comparison, empty_interval_s
 from conformance.judge.intervals import COMPUTED_IN, FLOAT32, Evaluator, Values, ceil_to, floor_to
 from conformance.judge.ulp import ulp_distance
 from conformance.specs.base import half_precision_allowed
-from conformance.specs.accumulation import Dot, Extreme, Product, Sum, Then
+from conformance.specs.accumulation import Dot, Extreme, Product, Sum, Then, gamma
 
 ERROR_MODEL = (
     ("sum of n terms, any order", "|s' - s| <= gamma(n - 1) * sum |t_i|, gamma(k) = k u / (1 - k u)"),
@@ -57,12 +57,6 @@ def formats(dtype: str, params: dict) -> tuple:
 def unit_roundoff(fmt) -> float:
     eps = float(np.finfo(fmt.dtype).eps)
     return eps if fmt.truncation_allowed else eps / 2
-
-
-def gamma(count, u: float):
-    k = np.maximum(np.asarray(count, dtype=np.float64), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(k * u < 1.0, k * u / (1.0 - k * u), np.inf)
 
 
 def _underflow_step(fmt) -> float:

@@ -89,3 +89,13 @@ def count_of(name: str) -> Expr:
     """The number of terms the Sum step `name` adds per element (AVERAGE's n), as a float."""
     from conformance.specs.primitives import input_
     return input_(name + "_n")
+
+
+def gamma(count, u: float):
+    """Higham's gamma(k) = k u / (1 - k u), infinite where k u >= 1: the relative bound of k roundings of
+    unit roundoff u (conformance/judge/accumulated.py states the error model with it; a spec's own
+    bounds, as QUANTIZED_LINEAR_AVERAGE_POOLING's, take it from here)."""
+    import numpy as np
+    k = np.maximum(np.asarray(count, dtype=np.float64), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(k * u < 1.0, k * u / (1.0 - k * u), np.inf)

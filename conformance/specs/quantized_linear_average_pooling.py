@@ -4,6 +4,7 @@ stated by the accumulation judge's model (conformance/judge/accumulated.py)."""
 import numpy as np
 
 from conformance.specs import pool_sums as pools
+from conformance.specs.accumulation import gamma
 from conformance.specs.base import (ABSENT, PRESENT, Input, NotReachable, OnnxNode, OperatorSpec, Output, Parameter,
                                     SupportTable, optional_tensor, page)
 from conformance.specs.families import WINDOW
@@ -27,9 +28,8 @@ def bounds(inputs, params):
     """The integers a float32 device may give: the exact average's quotient by OutputScale, widened by
     the sum's gamma(n) * sum |term| (any order) and ROUNDINGS_AFTER float32 roundings, each end rounded
     as the page's quantize rounds (ties to even), plus OutputZeroPoint, saturated."""
-    from conformance.judge.accumulated import gamma
     data, scale, zero, out_scale, out_zero = operands(inputs, params)
-    u = 2.0 ** -23  # float32, truncation allowed (accumulated.ERROR_MODEL)
+    u = float(np.finfo(np.float32).eps)  # float32 with truncation allowed, as the accumulation judge's u
     terms = np.abs((np.asarray(data, np.float64) - np.asarray(zero, np.float64)) * np.asarray(scale, np.float64))
     count = divisor(np.shape(data), params)
     inside = window_sums(params)(np.ones(np.shape(data)))
