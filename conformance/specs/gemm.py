@@ -1,9 +1,6 @@
 """DML_GEMM_OPERATOR_DESC: Output = FusedActivation(Alpha * TransA(A) x TransB(B) + Beta * C), judged by
 the sound interval of its steps (conformance/judge/accumulated.py): the K products' sum within
 gamma(K) * sum |a b| in any order, then Alpha, Beta, C and the activation with Direct3D's accuracy."""
-from oracle.gemm import NONE, PRESENT, TRANSFORMS, product
-from oracle.rounding import float_param
-
 import numpy as np
 
 from conformance.specs import fused, matmul
@@ -12,6 +9,8 @@ from conformance.specs.base import (ABSENT, FLOATS, Input, NotReachable, OnnxNod
                                     SupportTable, execution_flags, optional_tensor, page)
 from conformance.specs.families import CONTRACTION
 from conformance.specs.primitives import input_, stored, substitute
+from oracle.gemm import NONE, PRESENT, TRANSFORMS, product
+from oracle.rounding import float_param
 
 MATRIX_TRANSFORM = {name: value for value, name in enumerate(TRANSFORMS)}
 # The page's tables (MicrosoftDocs/sdk-api 2cd469d9): A, B, C and the output alike
@@ -80,8 +79,6 @@ def shape_check(input_shapes, params) -> str | None:
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     """Gemm (opset 13; the activation's own node after it); beta only where C is bound (onnx_for_shape
     reads its absence)."""
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     if dtype not in ONNX_CPU_TYPES:
         raise NotReachable(f"ONNX Runtime's CPU Gemm and MatMul have no tensor({dtype}) kernel")
     then = ()

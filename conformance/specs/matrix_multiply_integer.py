@@ -52,8 +52,6 @@ def onnx_refusal(inputs, dtype: str, params: dict) -> str | None:
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     """MatMulInteger (opset 10): inputs A, B, a_zero_point, b_zero_point (the page's order: A, AZeroPoint, B,
     BZeroPoint)."""
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     present = im.presence(SPEC, params)
     if present["AZeroPoint"] == "absent" and present["BZeroPoint"] == "present":
         raise NotReachable("b_zero_point without a_zero_point: the ONNX route binds MatMulInteger's inputs by position")

@@ -5,7 +5,7 @@ import numpy as np
 from conformance.specs import integer_matmul as im
 from conformance.specs.accumulation import Then
 from conformance.specs.base import (FLOATS, Input, NotReachable, OnnxNode, OperatorSpec, Parameter, SupportTable,
-                                    execution_flags, optional_tensor, page)
+                                    execution_flags, optional_tensor)
 from conformance.specs.families import CONTRACTION
 from conformance.specs.primitives import input_
 from oracle.matrix_multiply_integer_to_float import output_dtype
@@ -75,8 +75,6 @@ def onnx_refusal(inputs, dtype: str, params: dict) -> str | None:
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     """MatMulIntegerToFloat (com.microsoft), the DirectML EP's route to this operator."""
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     if dtype not in im.QUANTIZED:
         raise NotReachable(f"MatMulIntegerToFloat takes INT8 and UINT8 only, not {dtype.upper()}")
     bound = tuple(params.get(n, "present") == "present" for n in ("AZeroPointTensor", "BZeroPointTensor", "BiasTensor"))

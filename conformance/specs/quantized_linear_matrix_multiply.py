@@ -61,8 +61,6 @@ def onnx_refusal(inputs, dtype: str, params: dict) -> str | None:
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     """QLinearMatMul (opset 10): a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, the
     page's order; every zero point bound."""
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
     types = (dtype, _b_type(dtype, params.get("BType")), _out_type(dtype, params.get("OutputType")))
     if types not in ONNX_CPU_TYPES:
         raise NotReachable(f"ONNX Runtime's CPU QLinearMatMul has no kernel of A {types[0]}, B {types[1]}, "
