@@ -40,6 +40,10 @@ class Dot:
     exact: Callable  # (inputs, params) -> float64 sums of products
     magnitude: Callable  # (inputs, params) -> float64 sums of |products|
     count: Callable  # (inputs, params) -> products per sum (an int or an array)
+    # Where the device computes the coefficients itself from the fields (RESAMPLE's linear weights from float32
+    # coordinates): (inputs, params) -> how far the exact sum may move over the coefficients' possible values
+    # (a half-width, added to the bound); None: the coefficients are exact inputs
+    spread: Callable | None = None
 
 
 @dataclass(frozen=True)
