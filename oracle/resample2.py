@@ -3,7 +3,7 @@ OutputPixelOffset; RoundingDirection: "Round fractional coordinates toward incre
 (INCREASING) or "toward decreasing axis values (floor)" (DECREASING)."""
 import numpy as np
 
-from oracle.resampling import resample
+from oracle.resampling import LINEAR, linear, resample
 
 OPERATOR = "RESAMPLE2"
 DEFAULTS = {"InterpolationMode": "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR",
@@ -15,4 +15,6 @@ ROUNDING = {"DML_AXIS_DIRECTION_INCREASING": np.ceil, "DML_AXIS_DIRECTION_DECREA
 
 def reference(x, dtype, nan_rule="d3d", InterpolationMode=None, RoundingDirection=None, Scales=None,
               InputPixelOffsets=None, OutputPixelOffsets=None, OutputSizes=None):
+    if InterpolationMode == LINEAR:
+        return linear(x, Scales, InputPixelOffsets, OutputPixelOffsets, OutputSizes)
     return resample(x, Scales, InputPixelOffsets, OutputPixelOffsets, ROUNDING[RoundingDirection], OutputSizes)

@@ -29,7 +29,9 @@ SPEC = OperatorSpec(
     shape_check=r.resample_check,
     source_index=r.sources(lambda params: r.half_up),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
+    accumulation=r.linear_accumulation((r.resample_mapping,)),
+    ulp_tolerance=r.ulp_tolerance,
+    notes=(r.LINEAR_NOTE, r.OUTPUT_SIZES_NOTE,
            "The page says nearest neighbour chooses the input element nearest to the output element's pixel "
            "centre; it does not say which of two equally near elements is chosen. The harness rounds halves "
            "up (floor(x + 0.5)), as DirectML does on lavapipe (docs/findings/issue25-resample_nearest.md).",

@@ -43,7 +43,9 @@ SPEC = OperatorSpec(
     shape_check=r.resample_check,
     source_index=r.sources(rounding),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
+    accumulation=r.linear_accumulation((r.resample_mapping,)),
+    ulp_tolerance=r.ulp_tolerance,
+    notes=(r.LINEAR_NOTE, r.OUTPUT_SIZES_NOTE,
            "The page gives no default offsets: every case gives InputPixelOffsets and OutputPixelOffsets.",
            "Transcribed: the DML_FEATURE_LEVEL_5_1 table (1 to 4-D, FLOAT32, FLOAT16) of the page's 2022 "
            "copy (MicrosoftDocs/sdk-api). Tables the newer page may add (INT8, UINT8 as DML_RESAMPLE's 6_2 "

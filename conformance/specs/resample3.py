@@ -32,7 +32,9 @@ SPEC = OperatorSpec(
     shape_check=shape_check,
     source_index=r.sources(resample2.rounding),
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED, r.OUTPUT_SIZES_NOTE,
+    accumulation=r.linear_accumulation((r.resample_mapping,)),
+    ulp_tolerance=r.ulp_tolerance,
+    notes=(r.LINEAR_NOTE, r.OUTPUT_SIZES_NOTE,
            "The page's text past RoundingDirection and its support tables were not read. The level, 6_4, is "
            "DirectML.h's (DML_OPERATOR_RESAMPLE3 under DML_TARGET_VERSION >= 0x6400); the table here is "
            "RESAMPLE2's (1 to 4-D, FLOAT32, FLOAT16) at that level, an assumption, not a transcription.",

@@ -6,13 +6,16 @@ and the ONNX route (Resize, where one coordinate transformation and nearest mode
 The pages' relation: OutputTensorX = (InputTensorX + InputPixelOffset) * Scale + OutputPixelOffset, so
 an output element o reads the input at x = (o - OutputPixelOffset) / Scale - InputPixelOffset, rounded
 as each page says and clamped into the input ("the output edges are clamped")."""
+import itertools
 import math
 
 import numpy as np
 
+from conformance.specs.accumulation import Dot
 from conformance.specs.base import FLOATS, NotReachable, OnnxNode, Parameter, SupportTable
+from oracle.resampling import LINEAR, coordinates, interpolate
 
-NEAREST, LINEAR = "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR", "DML_INTERPOLATION_MODE_LINEAR"
+NEAREST = "DML_INTERPOLATION_MODE_NEAREST_NEIGHBOR"
 INCREASING, DECREASING = "DML_AXIS_DIRECTION_INCREASING", "DML_AXIS_DIRECTION_DECREASING"
 # DML_RESAMPLE_OPERATOR_DESC has no pixel offsets; DML_RESAMPLE1's page: "When the InputPixelOffsets are
 # set to 0.5, and the OutputPixelOffsets are set to -0.5, this operator is equivalent to" it
@@ -23,8 +26,13 @@ INT8_UINT8 = ("int8", "uint8")
 # INT8 and UINT8 from 6_2
 RESAMPLE_TABLES = (SupportTable("6_2", ONE_TO_FOUR, FLOATS + INT8_UINT8), SupportTable("5_1", ONE_TO_FOUR, FLOATS))
 SAME_TYPE_AND_RANK = "InputTensor and OutputTensor must have the same DataType and DimensionCount."
-LINEAR_REFUSED = (f"{LINEAR} belongs to issue 26 (the linear modes): only {NEAREST} is tested here, "
-                  "and a case giving LINEAR is refused at load.")
+LINEAR_NOTE = (f"{LINEAR} (\"linear (including bilinear, trilinear, etc.)\", DML_INTERPOLATION_MODE's page, "
+               "its only words on it): each output element the multilinear interpolation of the 2^D input "
+               "elements around its coordinate, clamped into the input as nearest's is, judged by the sound "
+               "interval of that formula with the coordinates computed in float32 (each within 4 units of "
+               "roundoff of the terms of its formula: the exact value's range over them joins the bound) and "
+               "the weighted sum of 2^D + 3D operations (gamma(2^D + 3D) times the sum of the elements read); "
+               "float types only (an integer's rounding is not on the page).")
 # The output sizes: the pages leave them to the OutputTensor ("the scales don't need to be exactly
 # OutputSize / InputSize"): floor(InputSize * Scale), as UPSAMPLE_2D's page and ONNX's Resize take them,
 # unless a case gives OutputSizes
@@ -38,7 +46,8 @@ OUTPUT_SIZES = Parameter("OutputSizes", "uint_array", None,
 
 INTERPOLATION = Parameter("InterpolationMode", "enum", NEAREST,
                           "A DML_INTERPOLATION_MODE: NEAREST_NEIGHBOR chooses the input element nearest to the "
-                          "output element's coordinate; LINEAR (issue 26) is refused at load.",
+                          "output element's coordinate; LINEAR interpolates the 2^D elements around it "
+                          "(bilinear, trilinear, ...).",
                           choices=(NEAREST, LINEAR), enum_values={NEAREST: 0, LINEAR: 1})
 ROUNDING = Parameter("RoundingDirection", "enum", DECREASING,
                      "A DML_AXIS_DIRECTION: the direction to round along each axis when mapping fractional "
@@ -81,8 +90,6 @@ def resample_shapes(input_shapes, params) -> tuple:
 
 def resample_check(input_shapes, params) -> str | None:
     shape, given = input_shapes[0], params.get("Scales")
-    if params.get("InterpolationMode") == LINEAR:
-        return f"{LINEAR}: the linear modes belong to issue 26; only {NEAREST} is tested"
     if given is None:
         return "Scales is required: one value per input dimension"
     if len(given) != len(shape):
@@ -137,6 +144,25 @@ ONNX_NEAREST = {("floor", 0.0): "floor", ("ceil", 0.0): "ceil",
                 ("floor", -0.5): "round_prefer_ceil", ("ceil", 0.5): "round_prefer_floor"}
 
 
+# Resize's linear coordinate transformations as (InputPixelOffset, OutputPixelOffset)
+ONNX_LINEAR_TRANSFORMS = {(0.5, -0.5): "half_pixel", (0.0, 0.0): "asymmetric"}
+
+
+def _resize_linear(params: dict) -> OnnxNode:
+    """Resize-13, linear, where one of its coordinate transformations is every axis's pixel offsets."""
+    scales = [float(np.float32(s)) for s in params["Scales"]]
+    if len(scales) not in (2, 4) or any(s != 1 for s in scales[:-2]):
+        raise NotReachable(f"Scales {scales}: ONNX Runtime's CPU linear Resize takes 2-D inputs or 4-D ones whose "
+                           "first two scales are 1")
+    pairs = {(float(i), float(o)) for i, o in zip(*pixel_offsets(params))}
+    transform = ONNX_LINEAR_TRANSFORMS.get(next(iter(pairs))) if len(pairs) == 1 else None
+    if transform is None:
+        raise NotReachable(f"pixel offsets {sorted(pairs)}: no Resize coordinate transformation of its linear mode "
+                           "(half_pixel: 0.5 and -0.5 on every axis; asymmetric: 0 and 0)")
+    return OnnxNode("Resize", 13, {"mode": "linear", "coordinate_transformation_mode": transform},
+                    constant_inputs=(np.zeros(0, np.float32), np.asarray(params["Scales"], np.float32)), alone=True)
+
+
 def half_up_as_floor(offsets_) -> tuple:
     """floor(x + 0.5) is floor of x computed with the input offset 0.5 smaller: ("floor", offsets)."""
     ins, outs = offsets_
@@ -149,6 +175,8 @@ def resize(params: dict, direction: str, offsets_) -> OnnxNode:
     if params.get("OutputSizes") is not None:
         raise NotReachable("OutputSizes: Resize's output sizes are floor(InputSize * scale), or its scales "
                            "OutputSize / InputSize")
+    if params.get("InterpolationMode") == LINEAR:
+        return _resize_linear(params)
     if params.get("Antialiased"):
         raise NotReachable("Antialiased: Resize's antialias applies to its linear and cubic modes only")
     ins, outs = offsets_
@@ -170,3 +198,77 @@ def resize(params: dict, direction: str, offsets_) -> OnnxNode:
                             alone=True)
     raise NotReachable(f"InputPixelOffset {given_in}, OutputPixelOffset {given_out}, rounding {direction}: "
                        "no Resize coordinate transformation and nearest mode maps coordinates so")
+
+
+# The LINEAR mode's coordinates, x = (o - OutputPixelOffset) / Scale - InputPixelOffset, computed by a device in
+# float32 (a subtraction, a division or a reciprocal and a product, a subtraction; or o / Scale plus a constant
+# folded from the offsets): within COORDINATE_ROUNDINGS units of roundoff of each term's magnitude
+COORDINATE_ROUNDINGS = 4
+_U = 2.0 ** -23
+_FLUSHED = 2.0 ** -126
+
+
+def linear_step(mapping) -> Dot:
+    """The LINEAR mode as a Dot whose weights the device computes: mapping(input shape, params) -> per axis
+    (Scale, InputPixelOffset, OutputPixelOffset, output size)."""
+    def axes(inputs, params):
+        x = np.asarray(inputs[0], dtype=np.float64)
+        return x, [tuple(axis) for axis in mapping(x.shape, params)]
+
+    def exact(inputs, params):
+        x, chosen = axes(inputs, params)
+        return interpolate(x, coordinates(x.shape, *zip(*chosen)))
+
+    def candidates(inputs, params):
+        """Each axis's coordinates at both ends of their error, and an integer between them where there is one
+        (the interpolation is linear between integers: its range over the box is at these corners)."""
+        x, chosen = axes(inputs, params)
+        exact_coordinates = coordinates(x.shape, *zip(*chosen))
+        sets = []
+        for (scale, ins, outs, count), c in zip(chosen, exact_coordinates):
+            scale, ins, outs = (float(np.float32(v)) for v in (scale, ins, outs))
+            q = (np.arange(count) - outs) / scale
+            if scale == 1 and np.all(q.astype(np.float32) == q) and np.all(c.astype(np.float32) == c):
+                sets.append((c,))  # every operation exact in float32 (a division by 1, representable results)
+                continue
+            error = COORDINATE_ROUNDINGS * _U * (np.abs(q) + np.abs(c) + abs(outs) / scale + abs(ins)) + _FLUSHED
+            between = np.ceil(c - error)
+            sets.append((c - error, c + error, np.where(between < c + error, between, c)))
+        return x, sets, exact_coordinates
+
+    def spread(inputs, params):
+        x, sets, exact_coordinates = candidates(inputs, params)
+        x = np.where(np.isfinite(x), x, 0.0)
+        centre = interpolate(x, exact_coordinates)
+        reach = np.zeros(centre.shape)
+        for corner in itertools.product(*sets):
+            reach = np.maximum(reach, np.abs(interpolate(x, corner) - centre))
+        return reach
+
+    def magnitude(inputs, params):
+        x, sets, _ = candidates(inputs, params)
+        return np.maximum.reduce([interpolate(x, corner, magnitude=True)
+                                  for corner in itertools.product(*[c[:2] for c in sets])])
+
+    def count(inputs, params):
+        rank = np.ndim(inputs[0])
+        return 2 ** rank + 3 * rank
+    return Dot("Output", exact, magnitude, count, spread)
+
+
+def resample_mapping(shape, params):
+    """RESAMPLE to RESAMPLE3: each axis's Scale, pixel offsets (DML_RESAMPLE's 0.5 and -0.5) and output size."""
+    ins, outs = pixel_offsets(params)
+    return zip(params["Scales"], ins, outs, resample_shapes((shape,), params)[0])
+
+
+def linear_accumulation(mappings):
+    """OperatorSpec.accumulation: params -> the LINEAR mode's alternatives (one per reading of the coordinates
+    in `mappings`), none for nearest neighbour (a copy, judged exactly)."""
+    steps = tuple((linear_step(mapping),) for mapping in mappings)
+    return lambda params: steps if params.get("InterpolationMode") == LINEAR else ()
+
+
+def ulp_tolerance(input_shapes, params, dtype) -> int:
+    """WebNN's resample2d count: linear 84 (float32), 10 (float16); nearest neighbour 0"""
+    return {"float32": 84, "float16": 10}.get(dtype, 1) if params.get("InterpolationMode") == LINEAR else 0

@@ -20,8 +20,6 @@ def output_shapes(input_shapes, params) -> tuple:
 
 def shape_check(input_shapes, params) -> str | None:
     *_, height, width = input_shapes[0]
-    if params.get("InterpolationMode") == r.LINEAR:
-        return f"{r.LINEAR}: the linear modes belong to issue 26; only {r.NEAREST} is tested"
     if params.get("ScaleSize") is None:
         return "ScaleSize is required: {array: [Width, Height]}"
     if len(params["ScaleSize"]) != 2:
@@ -43,9 +41,29 @@ def source_index(output_index, inputs, params) -> tuple:
     return which, tuple(np.asarray(o) // s for o, s in zip(output_index, scales))
 
 
+def mapping(offsets):
+    """The LINEAR mode's coordinates under one reading of the page (its only words: "linear (including bilinear,
+    trilinear, etc.)"): ScaleSize on the last two axes, the pixel offsets (InputPixelOffset, OutputPixelOffset)
+    on every axis."""
+    def axes(shape, params):
+        scale_width, scale_height = params["ScaleSize"]
+        scales = [1] * (len(shape) - 2) + [scale_height, scale_width]
+        return [(s, offsets[0], offsets[1], n * s) for s, n in zip(scales, shape)]
+    return axes
+
+
+# Pixel centres (RESAMPLE's (o + 0.5) / scale - 0.5, the nearest mode's reading) or corners (o / scale, ONNX
+# Upsample's, which ONNX Runtime's DirectML provider maps to this operator): the page says neither
+READINGS = (r.CENTRE_OFFSETS, (0.0, 0.0))
+
+
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     scale_width, scale_height = params["ScaleSize"]
     # The rank is not known here: a 4-D and a 5-D case share one spec; the scales are built per shape
+    if params.get("InterpolationMode") == r.LINEAR:
+        return OnnxNode("Resize", 13, {"mode": "linear", "coordinate_transformation_mode": "half_pixel"},
+                        constant_inputs=(np.zeros(0, np.float32), np.array([scale_height, scale_width], np.float32)),
+                        alone=True)
     return OnnxNode("Resize", 13, {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
                                    "nearest_mode": "floor"},
                     constant_inputs=(np.zeros(0, np.float32), np.array([scale_height, scale_width], np.float32)),
@@ -72,7 +90,8 @@ SPEC = OperatorSpec(
     in_place=False,
     constraints="InputTensor and OutputTensor must have the same DataType and DimensionCount.",
     tolerance_ulp={"float32": 0, "float16": 0},  # a copy: exact
-    onnx_route="Resize (opset 13), nearest, asymmetric with floor, scales 1 but for the last two dimensions",
+    onnx_route="Resize (opset 13), nearest, asymmetric with floor (LINEAR: linear, half_pixel), scales 1 but for "
+               "the last two dimensions",
     to_onnx=to_onnx,
     onnx_for_shape=for_shape,
     source=page("DML_UPSAMPLE_2D_OPERATOR_DESC"),
@@ -81,7 +100,12 @@ SPEC = OperatorSpec(
     shape_check=shape_check,
     source_index=source_index,
     integers=lambda params, dtype: None,
-    notes=(r.LINEAR_REFUSED,
+    accumulation=r.linear_accumulation(tuple(mapping(offsets) for offsets in READINGS)),
+    ulp_tolerance=r.ulp_tolerance,
+    notes=(r.LINEAR_NOTE,
+           "LINEAR: the page does not say where an output element's coordinate lies: the judge accepts the "
+           "interpolation at pixel centres ((o + 0.5) / scale - 0.5, the oracle's) or at corners (o / scale, ONNX "
+           "Upsample's); the ONNX route is Resize's half_pixel.",
            "The page's one support table (4 to 5-D, FLOAT32, FLOAT16, DML_FEATURE_LEVEL_1_0) of its 2020 copy "
            "(MicrosoftDocs/sdk-api); later tables, if any, were not read.",
            "The page does not say how a tie is broken; with integer scales no output pixel centre is "
