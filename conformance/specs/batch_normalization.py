@@ -49,7 +49,6 @@ def onnx_undefined(x, dtype: str, params: dict) -> str | None:
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
-    n.onnx_flags(params)
     n.onnx_no_fused(params, "BatchNormalization")
     # ONNX's inputs: X, scale, B, input_mean, input_var
     return OnnxNode("BatchNormalization", 15, attributes={"epsilon": float(np.float32(params["Epsilon"]))},

@@ -40,7 +40,6 @@ def shape_check(input_shapes, params) -> str | None:
 
 
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
-    n.onnx_flags(params)
     if not params["CrossChannel"]:
         raise n.NotReachable("ONNX LRN sums across channels only (CrossChannel TRUE)")
     if int(params["LocalSize"]) % 2 == 0:  # ONNX defines even sizes; the kernel refuses them

@@ -122,11 +122,6 @@ def batch_norm_ulp(input_shapes, params, dtype) -> int:
     return WEBNN_BATCH_NORM_ULP[dtype]
 
 
-def onnx_flags(params: dict):
-    if params.get("ExecutionFlags") not in (None, "NONE"):
-        raise NotReachable("ExecutionFlags: the ONNX routes compile with the provider's own flags")
-
-
 def onnx_no_fused(params: dict, node: str):
     if params.get("FusedActivation") is not None:
         raise NotReachable(f"FusedActivation: ONNX {node} has no fused activation (the CPU provider runs no fusion)")
@@ -184,7 +179,6 @@ def mvn_onnx(dtype: str, params: dict, use_mean: bool, use_variance: bool, axes=
     """ONNX's MeanVarianceNormalization computes (X - mean) / (sqrt(variance) + 1e-9): the page's formula only
     without Scale, Bias and fused activation, with both mean and variance, and Epsilon 0."""
     from conformance.specs.base import OnnxNode
-    onnx_flags(params)
     onnx_no_fused(params, "MeanVarianceNormalization")
     if present(params) or not (use_mean and use_variance):
         raise NotReachable("ONNX MeanVarianceNormalization has no Scale or Bias and always divides by the spread")
