@@ -19,7 +19,9 @@ The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Num
   sign bring it back (a product: down to the largest value times the factors below 1);
 - the terms and the steps after the sums are the element-wise primitives with Direct3D's accuracy
   (conformance/judge/intervals.py), the store Direct3D's conversion;
-- the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval.
+- the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval;
+- where a device computes a Dot's coefficients itself (RESAMPLE's linear weights from float32 coordinates),
+  the exact sum's range over their possible values (the spec's Dot.spread) joins the bound.
 """
 from dataclasses import replace
 from functools import partial
@@ -42,6 +44,8 @@ ERROR_MODEL = (
     ("overflow", "an order whose partial sums pass the largest finite value may give that infinity, or (float32, "
                  "truncated) that value, which later terms of the other sign bring back"),
     ("oracle", "float64 sums within gamma(n) with u = 2^-53, added to the interval"),
+    ("computed coefficients", "where a device computes a sum's coefficients (RESAMPLE's linear weights), the "
+                              "exact sum's range over their possible values (Dot.spread), added to the bound"),
 )
 _F64_U = 2.0 ** -53
 _SLACK = 1.0 + 2.0 ** -40  # the float64 arithmetic of the radius itself
