@@ -114,6 +114,11 @@ def test_counting_the_padding_when_told_not_to_is_caught_and_the_other_way_round
     edges = 2 * (6 * 6 - 4 * 4)  # the outputs whose window reaches into the padding
     assert outside("AVERAGE_POOLING", x, inside, averaged(x, inside, divisor=9)) == edges
     assert outside("AVERAGE_POOLING", x, counted, averaged(x, counted, divisor=windows_of(x, counted)[2])) == edges
+    cancelling = np.random.default_rng(5).uniform(-1000, 1000, x.shape).astype(np.float32)
+    rows, shape, _ = windows_of(cancelling, counted)
+    for order in ("sequential", "pairwise"):  # each tap times 1/9 in float32, then summed
+        scaled = sum_rows(rounded(rows * np.float64(np.float32(1 / 9)), "float32"), order).astype(np.float32)
+        assert outside("AVERAGE_POOLING", cancelling, counted, scaled.reshape(shape)) == 0, order
     dilated = {**inside, "Dilations": [2, 2], "StartPadding": [2, 2], "EndPadding": [2, 2]}
     assert outside("AVERAGE_POOLING1", x, dilated, averaged(x, dilated)) == 0
     assert outside("AVERAGE_POOLING1", x, dilated, averaged(x, dilated, divisor=9)) > 0

@@ -34,9 +34,13 @@ def sums(params):
 
 
 def average_accumulation(params) -> tuple:
-    """The window's sum, divided by prod(WindowSize) (IncludePadding) or by its terms' count."""
+    """The window's sum, divided by prod(WindowSize) (IncludePadding) or by its terms' count. With
+    IncludePadding the divisor is one constant, which a device may also multiply each tap by before
+    summing (1/size rounded to float32): the union of both."""
     if params.get("IncludePadding"):
-        return ((Sum("S", X, sums), Then("Output", S / float(np.prod(params["WindowSize"])))),)
+        size = float(np.prod(params["WindowSize"]))
+        return ((Sum("S", X, sums), Then("Output", S / size)),
+                (Sum("Output", X * rounded_constant(1.0 / size), sums),))
     return ((Sum("S", X, sums), Then("Output", S / count_of("S"))),)
 
 
