@@ -35,10 +35,10 @@ def has_c(params) -> bool:
     return params.get("CTensor", PRESENT) != ABSENT
 
 
-def gemm_formula(params):
+def gemm_formula(params, alpha_folded: bool = False):
     """Alpha * S + Beta * C (C absent: 0, Beta ignored), then the activation with it as its input (as
-    the unfused GEMM's output tensor holds it, or as a fused shader keeps it)."""
-    total = float_param(params.get("Alpha", 1.0)) * input_("S")
+    the unfused GEMM's output tensor holds it, or as a fused shader keeps it). alpha_folded: S holds Alpha."""
+    total = input_("S") if alpha_folded else float_param(params.get("Alpha", 1.0)) * input_("S")
     if has_c(params):
         total = total + float_param(params.get("Beta", 1.0)) * input_("C")
     value = params.get("FusedActivation")
@@ -48,8 +48,19 @@ def gemm_formula(params):
     return substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), stored(total))
 
 
+def _folded(params):
+    """The products of Alpha * a and b: each Alpha * a rounded once more (a Dot of K + 1 roundings)."""
+    alpha = float_param(params.get("Alpha", 1.0))
+    return Dot("S", lambda inputs, p: alpha * _dot(inputs, p), lambda inputs, p: abs(alpha) * _magnitude(inputs, p),
+               lambda inputs, p: _count(inputs, p) + 1)
+
+
 def accumulation(params) -> tuple:
-    return ((Dot("S", _dot, _magnitude, _count), Then("Output", gemm_formula(params))),)
+    """Alpha applied to the sum, or (Alpha not 1) folded into A's elements first: either is the page's formula."""
+    plain = (Dot("S", _dot, _magnitude, _count), Then("Output", gemm_formula(params)))
+    if float_param(params.get("Alpha", 1.0)) == 1.0:
+        return (plain,)
+    return plain, (_folded(params), Then("Output", gemm_formula(params, alpha_folded=True)))
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
@@ -162,8 +173,8 @@ SPEC = OperatorSpec(
            "sum, within gamma(K) * sum |a_k b_k| of the exact sum in any order (fused mad or not, blocked, split); "
            "then Alpha * S + Beta * C and the fused activation's own formula with Direct3D's accuracy.",
            "float16 is summed in float32 unless the case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
-           "A device that folds Alpha into the products (Alpha * a first) rounds once more per product than the "
-           "steps allow: not covered by this bound (no page says DirectML does so).",
+           "Alpha may be applied to the sum or folded into A first (each Alpha * a rounded: K + 1 roundings per "
+           "product): the union of both.",
            "The fused activation: the GEMM's result as the unfused GEMM's output tensor holds it (the oracle: "
            "rounded to the type, then the activation's oracle), or as a fused shader keeps it (the d3d formula).",
            "Alpha and Beta: the page gives no default; ONNX Gemm's 1.0 where a case leaves them unset. C's Sizes "
