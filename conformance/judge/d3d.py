@@ -188,6 +188,9 @@ def explain(spec, dtype: str = "float32") -> list:
     if indexed:
         return [f"  d3d: {', '.join(indexed)}: each element one of the indices the page allows there "
                 "(conformance/judge/indices.py; the notes say where the page is silent)"]
+    bounded = [o for o in spec.outputs if o.bounds is not None]
+    if spec.d3d is None and bounded:  # computed outputs within bounds of their own (conformance/judge/bounded.py)
+        return [f"  d3d: {o.name} within bounds: {' '.join((o.bounds.__doc__ or '').split())}" for o in bounded]
     if spec.d3d is None:
         return ["  d3d: exact (zero-width intervals: the device must give the exactly rounded value)"]
     formula = spec.d3d(_float32_params({k: v for k, v in defaults.items() if k != "ScaleBias"}))

@@ -26,7 +26,7 @@ FLOAT32 = lambda dtype: "float32"  # noqa: E731  the scales' type (the page's ta
 
 def bounds(inputs, params):
     """The integers a float32 device may give: the exact average's quotient by OutputScale, widened by
-    the sum's gamma(n) * sum |term| (any order) and ROUNDINGS_AFTER float32 roundings, each end rounded
+    the sum's gamma(n) * sum |term| (any order) and six float32 roundings (ROUNDINGS_AFTER), each end rounded
     as the page's quantize rounds (ties to even), plus OutputZeroPoint, saturated."""
     data, scale, zero, out_scale, out_zero = operands(inputs, params)
     u = float(np.finfo(np.float32).eps)  # float32 with truncation allowed, as the accumulation judge's u
