@@ -201,3 +201,26 @@ def test_the_small_cases_pass_through_the_oracle_and_the_cpu_provider():
         by_status = {s: [r["id"] for r in records if r["status"] == s] for s in statuses.ALL}
         assert not by_status[statuses.FAIL] and not by_status[statuses.ERROR], (name, by_status[statuses.FAIL][:3])
         assert len(by_status[statuses.PASS]) >= (len(chosen) if name.startswith("python") else 250), name
+
+
+def test_every_interval_holds_the_exact_rational_tally():
+    """Independent of float64: each prefix's exact sum or product in rational arithmetic lies in its interval."""
+    from fractions import Fraction
+    rng = np.random.default_rng(8)
+    terms = (rng.uniform(-1, 1, (3, 40)) * 10.0 ** rng.uniform(-6, 6, (3, 40))).astype(np.float32)
+    factors = (np.where(rng.uniform(size=(3, 40)) < 0.5, -1, 1) * rng.uniform(0.5, 2, (3, 40))).astype(np.float32)
+    for op, x in ((SUM, terms), (PRODUCT, factors)):
+        for direction in (INCREASING, DECREASING):
+            for exclusive in (0, 1):
+                params = fields(op, 1, direction, exclusive)
+                allowed = interval(get(op), (x,), params, "float32")
+                for row, lo, hi in zip(x, allowed.lo, allowed.hi):
+                    ordered = list(map(Fraction, row.tolist()))[::1 if direction == INCREASING else -1]
+                    tally, exact = Fraction(int(op == PRODUCT)), []
+                    for value in ordered:
+                        before = tally
+                        tally = tally * value if op == PRODUCT else tally + value
+                        exact.append(before if exclusive else tally)
+                    exact = exact[::1 if direction == INCREASING else -1]
+                    outside_ = [k for k, e in enumerate(exact) if not Fraction(lo[k]) <= e <= Fraction(hi[k])]
+                    assert not outside_, (op, direction, exclusive, outside_[:3])
