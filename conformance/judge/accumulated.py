@@ -320,7 +320,7 @@ def _formulas(spec, case=None) -> list:
     chosen = [(choice, spec.accumulation_for({**defaults, p.name: choice}))
               for p in spec.parameters if p.kind == "enum" for choice in p.choices
               if spec.accumulation_for({**defaults, p.name: choice})]
-    return chosen or ([("", spec.accumulation_for(case.params))] if case is not None else [])
+    return chosen or [("", spec.accumulation_for(case.params if case is not None else defaults))]
 
 
 def explain(spec, case=None) -> list:
