@@ -4,6 +4,8 @@
 The specs that accumulate take execution_flags(); here a stand-in, SCALED_ELU (ONNX Runtime's Selu,
 which its DirectML provider runs in float16) with the parameter added, registered for the test alone."""
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 from needs import missing
@@ -122,3 +124,25 @@ def test_dml_wine_hands_disable_metacommands_to_the_provider(flagged, write_case
         backend.close()
     assert record["status"] == statuses.ERROR
     assert "ParseBoolean" in record["message"] and "'disable_metacommands' should be 'True' or 'False'" in record["message"]
+
+
+def test_the_command_line_refuses_a_bad_value_with_exit_code_2_and_one_line(write_case_file):
+    """REDUCE's spec takes ExecutionFlags: a case file giving it a value DirectML.h has no name for runs nothing."""
+    path = write_case_file("""\
+operator: REDUCE
+groups:
+  - dtypes: [float32]
+    shapes: [[2, 3]]
+    params:
+      Function: DML_REDUCE_FUNCTION_SUM
+      Axes: {array: [1]}
+      ExecutionFlags: ALLOW_HALF
+    inputs:
+      - {kind: uniform}
+""")
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "cpu", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].strip() == (
+        f"{path}:8: groups[0].params.ExecutionFlags: ExecutionFlags must be one of "
+        f"{', '.join(EXECUTION_FLAG_CHOICES)}, not 'ALLOW_HALF'")
