@@ -44,7 +44,7 @@ ERROR_MODEL = (
     ("overflow", "an order whose partial sums pass the largest finite value may give that infinity, or (float32, "
                  "truncated) that value, which later terms of the other sign bring back"),
     ("oracle", "float64 sums within gamma(n) with u = 2^-53, added to the interval"),
-    ("computed coefficients", "where a device computes a sum's coefficients (RESAMPLE's linear weights), the "
+    ("computed coefficients", "where a device computes a sum's coefficients (linear interpolation's weights), the "
                               "exact sum's range over their possible values (Dot.spread), added to the bound"),
 )
 _F64_U = 2.0 ** -53
