@@ -199,3 +199,32 @@ def test_lrn_window_and_lp_order_ignored_are_caught():
     params = fields(LP, Axis=3, P=2)
     assert failed(LP, (x,), params, oracle.evaluate(LP, x, "float32", **params)) == 0
     assert failed(LP, (x,), params, oracle.evaluate(LP, x, "float32", **{**params, "P": 1})) == x.size
+
+
+def test_correct_lrn_and_lp_devices_pass_on_100352_outputs():
+    """LRN's window sums and LP's norms in float32 (sequential, truncating), the power as exp2(Beta * log2(base))
+    rounded once per operation, the division by the power or the product with its inverse."""
+    x = np.random.default_rng(12).uniform(-10, 10, (2, 64, 28, 28)).astype(np.float32)
+
+    def r(v):
+        return rounded(v, "float32", "zero")
+    d = x.astype(np.float64)
+    for cross in (1, 0):
+        params = fields(LRN, CrossChannel=cross, LocalSize=5, Alpha=0.5, Beta=0.75, Bias=2.0)
+        axis_terms = np.moveaxis(r(d * d), 1, -1) if cross else None
+        if cross:  # each channel window summed left to right
+            padded = np.pad(axis_terms, [(0, 0)] * 3 + [(2, 2)])
+            windows = np.stack([padded[..., c:c + 5] for c in range(64)], axis=-2).reshape(-1, 5)
+            sums = np.moveaxis(sum_rows(windows, "sequential", "float32", "zero").reshape(axis_terms.shape), -1, 1)
+        else:  # the 5 x 5 window of the channel, row by row
+            padded = np.pad(r(d * d), [(0, 0), (0, 0), (2, 2), (2, 2)])
+            windows = np.stack([padded[:, :, i:i + 5, j:j + 5].reshape(2, 64, 25)
+                                for i in range(28) for j in range(28)], axis=-2).reshape(-1, 25)
+            sums = sum_rows(windows, "sequential", "float32", "zero").reshape(2, 64, 28, 28)
+        base = r(2.0 + r(np.float32(0.5 / 5) * sums))
+        power = r(np.exp2(r(0.75 * r(np.log2(base)))))
+        assert failed(LRN, (x,), params, r(d / power).astype(np.float32)) == 0, cross
+    params = fields(LP, Axis=1, P=2)
+    norm = r(np.sqrt(sum_rows(np.moveaxis(r(d * d), 1, -1).reshape(-1, 64), "pairwise", "float32", "zero")))
+    norm = np.moveaxis(norm.reshape(2, 28, 28, 1), -1, 1)
+    assert failed(LP, (x,), params, r(d / r(norm + np.float32(params["Epsilon"]))).astype(np.float32)) == 0
