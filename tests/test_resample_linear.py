@@ -1,8 +1,8 @@
 """The LINEAR modes of UPSAMPLE_2D and RESAMPLE to RESAMPLE3: the oracle's multilinear interpolation against
 hand-worked examples, the sound interval (conformance/specs/resampling.linear_step: the coordinates computed in
 float32, the weighted sum's rounding) passing simulated float32 devices of several evaluation orders, and the
-faults caught: nearest neighbour given for linear, the wrong pixel offsets, the weights swapped, an axis not
-interpolated. Every LINEAR case through the oracle and the CPU provider."""
+faults caught: nearest neighbour given for linear, the wrong pixel offsets, the weights swapped or held in
+float16, an axis not interpolated. Every LINEAR case through the oracle and the CPU provider."""
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,7 @@ def failed(op, x, params, actual, dtype="float32") -> int:
     return result.d3d["failed"]
 
 
-def device(x, scales, ins, outs, form="lerp", reciprocal=False, swap=False, skip_axis=None):
+def device(x, scales, ins, outs, form="lerp", reciprocal=False, swap=False, skip_axis=None, half_weights=False):
     """A float32 device: along each axis in turn, the coordinate (o - out) / scale - in computed in float32 (or
     with a float32 reciprocal), clamped, and the two elements around it combined in float32, as a lerp
     a + f * (b - a) or as weights (1 - f) * a + f * b."""
@@ -56,6 +56,8 @@ def device(x, scales, ins, outs, form="lerp", reciprocal=False, swap=False, skip
         f = (c - first).astype(f32)
         if swap:
             f = (f32(1) - f).astype(f32)
+        if half_weights:  # the weights held in float16: 11 bits
+            f = f.astype(np.float16).astype(f32)
         shape = [1] * y.ndim
         shape[axis] = -1
         f = f.reshape(shape)
@@ -103,6 +105,9 @@ def test_float32_devices_of_several_orders_pass_and_the_faults_are_caught():
             assert failed(op, x, params, nearest) > size // 2, (op, shape)
             assert failed(op, x, params, device(x, scales, [0] * len(ins), [0] * len(outs))) > size // 2
             assert failed(op, x, params, device(x, scales, ins, outs, swap=True)) > size // 2
+            if max(shape) < 100:  # (on the long axis the coordinates' own float32 rounding is as large)
+                # caught where a weight is not a float16 value (thirds, tenths; not the quarters of a scale of 2)
+                assert failed(op, x, params, device(x, scales, ins, outs, half_weights=True)) > size // 8, (op, shape)
             assert failed(op, x, params, device(x, scales, ins, outs, skip_axis=max(len(shape) - 2, 0))) > size // 4
 
 
