@@ -94,7 +94,9 @@ SPEC = OperatorSpec(
            "differ from it by an ULP, 54 from the page's order); the union of the four, then the fused "
            "activation's own d3d formula (every fusable activation). The folded form cancels where Input * f and "
            "the shift are large and of opposite signs: its bound widens there.",
-           "Mean, Variance, Scale and Bias: any dimension 1 (broadcast), otherwise the input's (the page).",
+           "Mean, Variance, Scale and Bias: any dimension 1 (broadcast), otherwise the input's (the page). Spatial "
+           "FALSE with Mean or Variance broadcast along Height or Width is refused at load: the page forbids it "
+           "before 4_0 (from 4_0 Spatial has no effect, but a case's level does not follow from its shapes).",
            "The `ulp` model: WebNN's batchNormalization count, 6 ULP (float32 and float16).",
            "The ONNX route reaches only cases whose Mean, Variance, Scale and Bias are per channel ({1, C, 1, ...}): "
            "the case file's cpu cases are those."),
