@@ -224,3 +224,21 @@ def test_every_interval_holds_the_exact_rational_tally():
                     exact = exact[::1 if direction == INCREASING else -1]
                     outside_ = [k for k, e in enumerate(exact) if not Fraction(lo[k]) <= e <= Fraction(hi[k])]
                     assert not outside_, (op, direction, exclusive, outside_[:3])
+
+
+def test_the_tables_by_level_and_the_fields_refused_at_load(tmp_path):
+    from conformance.caseset.caseload import CaseFileError
+    for op, first in ((SUM, "2_1"), (PRODUCT, "3_1")):
+        spec = get(op)
+        assert [spec.required_level(d, 4) for d in ("float32", "float16", "int32", "uint32")] == [first] * 4
+        assert spec.required_level("float32", 3) == spec.required_level("uint32", 8) == "4_0"
+        assert spec.required_level("int64", 4) == spec.required_level("uint64", 1) == "5_0"
+        assert spec.required_level("int8", 4) is None and spec.required_level("float32", 9) is None
+        for params, said in (("Axis: 2", "must be less than the InputTensor's DimensionCount 2"),
+                             (f"Axis: 0\n      {EXCLUSIVE[op]}: 2", "is a BOOL: 0 \\(FALSE\\) or 1 \\(TRUE\\)"),
+                             ("AxisDirection: DML_AXIS_DIRECTION_INCREASING", "Axis is required")):
+            path = tmp_path / "bad.yaml"
+            path.write_text(f"operator: {op}\ngroups:\n  - dtypes: [float32]\n    shapes: [[3, 4]]\n    params:\n"
+                            f"      {params}\n    inputs: [{{kind: uniform}}]\n")
+            with pytest.raises(CaseFileError, match=rf"bad.yaml:\d+: .*{said}"):
+                load_file(path)
