@@ -29,7 +29,7 @@ SAME_TYPE_AND_RANK = "InputTensor and OutputTensor must have the same DataType a
 LINEAR_NOTE = (f"{LINEAR} (\"linear (including bilinear, trilinear, etc.)\", DML_INTERPOLATION_MODE's page, "
                "its only words on it): each output element the multilinear interpolation of the 2^D input "
                "elements around its coordinate, clamped into the input as nearest's is, judged by the sound "
-               "interval of that formula with the coordinates computed in float32 (each within 4 units of "
+               "interval of that formula with the coordinates computed in float32 (each within 6 units of "
                "roundoff of the terms of its formula: the exact value's range over them joins the bound) and "
                "the weighted sum of 2^D + 3D operations (gamma(2^D + 3D) times the sum of the elements read); "
                "float types only (an integer's rounding is not on the page).")
@@ -201,9 +201,11 @@ def resize(params: dict, direction: str, offsets_) -> OnnxNode:
 
 
 # The LINEAR mode's coordinates, x = (o - OutputPixelOffset) / Scale - InputPixelOffset, computed by a device in
-# float32 (a subtraction, a division or a reciprocal and a product, a subtraction; or o / Scale plus a constant
-# folded from the offsets): within COORDINATE_ROUNDINGS units of roundoff of each term's magnitude
-COORDINATE_ROUNDINGS = 4
+# float32 (a subtraction, a division (2.5 ULP) or a reciprocal (1 ULP) and a product, a subtraction; or o times
+# the reciprocal plus -OutputPixelOffset / Scale - InputPixelOffset folded in float32, the worst: 2 |o / Scale| +
+# 5.5 |OutputPixelOffset / Scale| + |InputPixelOffset| + |x| units): within COORDINATE_ROUNDINGS units of
+# roundoff of each term's magnitude
+COORDINATE_ROUNDINGS = 6
 _U = 2.0 ** -23
 _FLUSHED = 2.0 ** -126
 
@@ -232,6 +234,9 @@ def linear_step(mapping) -> Dot:
                 sets.append((c,))  # every operation exact in float32 (a division by 1, representable results)
                 continue
             error = COORDINATE_ROUNDINGS * _U * (np.abs(q) + np.abs(c) + abs(outs) / scale + abs(ins)) + _FLUSHED
+            if np.any(error >= 0.5):  # the candidates below hold one integer at most
+                raise ValueError(f"LINEAR coordinates up to {np.abs(c).max():g}: their float32 rounding spans "
+                                 "more than one input element; the judge bounds coordinates below 2^20")
             between = np.ceil(c - error)
             sets.append((c - error, c + error, np.where(between < c + error, between, c)))
         return x, sets, exact_coordinates
