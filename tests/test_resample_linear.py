@@ -135,3 +135,30 @@ def test_every_linear_case_passes_through_the_oracle_and_the_cpu_provider():
         # ONNX Runtime's CPU linear Resize: 2-D, or 4-D with the first two scales 1; offsets of half_pixel or
         # asymmetric
         assert len(by_status[statuses.PASS]) >= (len(chosen) if name.startswith("python") else 60), name
+
+
+def test_every_interval_holds_the_exact_rational_interpolation():
+    """Independent of float64: the interpolation in rational arithmetic, from the float32 fields, lies in each
+    output's interval (accumulated.interval)."""
+    from fractions import Fraction
+    from conformance.judge.accumulated import interval
+    x = np.random.default_rng(9).uniform(-1000, 1000, (3, 4)).astype(np.float32)
+    quarter = {"InputPixelOffsets": [0.25], "OutputPixelOffsets": [0]}
+    for scales, offsets in (((3, 1.5), CENTRES), ((0.75, 2.5), quarter)):
+        params = fields(scales, offsets)
+        allowed = interval(get("RESAMPLE1"), (x,), params, "float32")
+        axes = []
+        for size, count, s, i, o in zip(x.shape, allowed.lo.shape, scales, params["InputPixelOffsets"],
+                                        params["OutputPixelOffsets"]):
+            s, i, o = (Fraction(float(np.float32(v))) for v in (s, i, o))
+            taps = []
+            for out in range(count):
+                c = min(max((out - o) / s - i, Fraction(0)), Fraction(size - 1))
+                first = int(c)  # c >= 0: the floor
+                taps.append((first, min(first + 1, size - 1), c - first))
+            axes.append(taps)
+        for r, (r0, r1, fr) in enumerate(axes[0]):
+            for k, (k0, k1, fk) in enumerate(axes[1]):
+                v = [[Fraction(float(x[a, b])) for b in (k0, k1)] for a in (r0, r1)]
+                exact = ((1 - fr) * ((1 - fk) * v[0][0] + fk * v[0][1]) + fr * ((1 - fk) * v[1][0] + fk * v[1][1]))
+                assert Fraction(allowed.lo[r, k]) <= exact <= Fraction(allowed.hi[r, k]), (scales, r, k)
