@@ -34,20 +34,6 @@ def shape_check(input_shapes, params) -> str | None:
     return None
 
 
-def onnx_shapes(input_shapes, params) -> tuple:
-    """BatchNormalization takes Mean, Variance, Scale and Bias as [C]: DirectML's per-channel tensors flattened."""
-    return (tuple(input_shapes[0]),) + tuple((int(np.prod(s)),) for s in input_shapes[1:])
-
-
-def onnx_undefined(x, dtype: str, params: dict) -> str | None:
-    """ONNX's Mean, Variance, Scale and Bias are [C]: other DirectML shapes have no ONNX form."""
-    data = np.shape(x[0])
-    per_channel = len(data) >= 2 and all(np.shape(v) == tuple(data[1] if i == 1 else 1 for i in range(len(data)))
-                                         for v in x[1:])
-    return None if per_channel else ("ONNX BatchNormalization takes Mean, Variance, Scale and Bias per channel ([C]) "
-                                     "alone")
-
-
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     n.onnx_no_fused(params, "BatchNormalization")
     # ONNX's inputs: X, scale, B, input_mean, input_var
@@ -78,8 +64,8 @@ SPEC = OperatorSpec(
     onnx_route="BatchNormalization (opset 15, inference: training_mode 0) with Mean, Variance, Scale and Bias "
                "per channel (DirectML's {1, C, 1, ...} tensors as ONNX's [C]); no fused activation",
     to_onnx=to_onnx,
-    onnx_shapes=onnx_shapes,
-    onnx_undefined=onnx_undefined,
+    onnx_shapes=n.onnx_channel_vectors,
+    onnx_undefined=n.onnx_per_channel,
     source=page("DML_BATCH_NORMALIZATION_OPERATOR_DESC"),
     family=NORMALIZATION,
     output_shapes_rule=n.same_shape_output,

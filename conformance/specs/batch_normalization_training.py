@@ -1,6 +1,8 @@
 from conformance.specs.accumulation import Then
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OperatorSpec, Output, Parameter, SupportTable,
-                                    execution_flags, no_onnx, optional_tensor, page)
+import numpy as np
+
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, NotReachable, OnnxNode, OperatorSpec, Output, Parameter,
+                                    SupportTable, execution_flags, optional_tensor, page)
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
 from conformance.specs.primitives import X, input_
@@ -42,6 +44,20 @@ def shape_check(input_shapes, params) -> str | None:
     return None
 
 
+def to_onnx(dtype: str, params: dict) -> OnnxNode:
+    """BatchNormalization in training mode with momentum 0: its running statistics are the batch's (input_mean *
+    0 + current_mean). Its input_mean and input_var are Bias and Scale again (any [C] values: times 0)."""
+    if params.get("FusedAddTensor") != n.ABSENT:
+        raise NotReachable("ONNX BatchNormalization adds no FusedAddTensor")
+    n.onnx_no_fused(params, "BatchNormalization")
+    if dtype != "float32":
+        raise NotReachable(f"ONNX Runtime's CPU BatchNormalization runs training_mode on tensor(float) alone, not "
+                           f"tensor({dtype})")
+    return OnnxNode("BatchNormalization", 15, attributes={"epsilon": float(np.float32(params["Epsilon"])),
+                                                          "momentum": 0.0, "training_mode": 1},
+                    input_order=(0, 1, 2, 2, 1), outputs=3, alone=True)
+
+
 SPEC = OperatorSpec(
     name="BATCH_NORMALIZATION_TRAINING",
     struct="DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC",
@@ -66,10 +82,11 @@ SPEC = OperatorSpec(
                 "OutputTensor must have the same Sizes.",
     tolerance_ulp={},
     ulp_tolerance=n.batch_norm_ulp,
-    onnx_route="none: ONNX's BatchNormalization in training mode outputs running statistics (with momentum), not "
-               "the batch's, and ONNX Runtime's CPU kernel runs it only in training builds",
-    to_onnx=no_onnx("ONNX's training BatchNormalization gives running statistics (momentum), and ONNX Runtime's "
-                    "CPU provider runs training_mode only in training builds"),
+    onnx_route="BatchNormalization (opset 15, training_mode 1, momentum 0: the running statistics are the batch's) "
+               "with Scale and Bias per channel, no FusedAdd, no fused activation",
+    to_onnx=to_onnx,
+    onnx_shapes=n.onnx_channel_vectors,
+    onnx_undefined=n.onnx_per_channel,
     source=page("DML_BATCH_NORMALIZATION_TRAINING_OPERATOR_DESC"),
     family=NORMALIZATION,
     output_shapes_rule=output_shapes,

@@ -189,3 +189,18 @@ def mvn_onnx(dtype: str, params: dict, use_mean: bool, use_variance: bool, axes=
         raise NotReachable(f"ONNX Runtime's CPU MeanVarianceNormalization has no tensor({dtype}) kernel")
     chosen = params["Axes"] if axes is None else axes
     return OnnxNode("MeanVarianceNormalization", 13, attributes={"axes": [int(a) for a in chosen]}, alone=True)
+
+
+def onnx_per_channel(x, dtype: str, params: dict) -> str | None:
+    """ONNX's BatchNormalization takes its statistics, Scale and Bias as [C]: only DirectML tensors of sizes
+    {1, C, 1, ...} have that form (onnx_undefined)."""
+    data = np.shape(x[0])
+    per_channel = len(data) >= 2 and all(np.shape(v) == tuple(data[1] if i == 1 else 1 for i in range(len(data)))
+                                         for v in x[1:])
+    return None if per_channel else ("ONNX BatchNormalization takes Mean, Variance, Scale and Bias per channel ([C]) "
+                                     "alone")
+
+
+def onnx_channel_vectors(input_shapes, params) -> tuple:
+    """The input as it is, the per-channel tensors as ONNX's [C] (onnx_shapes)."""
+    return (tuple(input_shapes[0]),) + tuple((int(np.prod(s)),) for s in input_shapes[1:])
