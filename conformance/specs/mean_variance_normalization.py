@@ -1,11 +1,17 @@
 from conformance.specs.base import FLOATS, Input, OperatorSpec, Parameter, SupportTable, execution_flags, page
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
+from conformance.specs import normalizing_onnx as routes
 from oracle.mean_variance_normalization import axes
 
 
 def _axes(params):
     return axes(params.get("CrossChannel", 0))
+
+
+def _uses(params) -> tuple:
+    """(subtracts the mean, divides by the spread)"""
+    return True, bool(params.get("NormalizeVariance", 1))
 
 
 SPEC = OperatorSpec(
@@ -37,13 +43,14 @@ SPEC = OperatorSpec(
     onnx_route="MeanVarianceNormalization (opset 13, axes [2, 3] or [1, 2, 3]) where ONNX's formula is the page's: "
                "no Scale or Bias, NormalizeVariance TRUE, Epsilon 0 (ONNX adds 1e-9 outside the sqrt), no fused "
                "activation",
-    to_onnx=lambda dtype, params: n.mvn_onnx(dtype, params, True, bool(params["NormalizeVariance"]), axes=_axes(params)),
+    to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
+    onnx_undefined=routes.undefined(_axes, _uses),
+    onnx_shapes=routes.shapes(_axes, _uses),
     source=page("DML_MEAN_VARIANCE_NORMALIZATION_OPERATOR_DESC"),
     family=NORMALIZATION,
     output_shapes_rule=n.same_shape_output,
     shape_check=n.mean_variance_check(("CrossChannel", "NormalizeVariance"), _axes),
-    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, True,
-                                                             bool(params.get("NormalizeVariance", 1))),
+    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, *_uses(params)),
     parameter_level=n.scale_bias_level,
     struct_order=("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor", "CrossChannel", "NormalizeVariance",
                   "Epsilon", "FusedActivation"),

@@ -2,10 +2,16 @@ from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OperatorSpec, P
                                     execution_flags, page)
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
+from conformance.specs import normalizing_onnx as routes
 
 
 def _axes(params):
     return params["Axes"]
+
+
+def _uses(params) -> tuple:
+    """(subtracts the mean, divides by the spread)"""
+    return True, bool(params.get("NormalizeVariance", 1))
 
 
 SPEC = OperatorSpec(
@@ -35,13 +41,14 @@ SPEC = OperatorSpec(
     ulp_tolerance=n.instance_norm_ulp,
     onnx_route="MeanVarianceNormalization (opset 13, axes = Axes) where ONNX's formula is the page's: no Scale or "
                "Bias, NormalizeVariance TRUE, Epsilon 0 (ONNX adds 1e-9 outside the sqrt), no fused activation",
-    to_onnx=lambda dtype, params: n.mvn_onnx(dtype, params, use_mean=True, use_variance=bool(params["NormalizeVariance"])),
+    to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
+    onnx_undefined=routes.undefined(_axes, _uses),
+    onnx_shapes=routes.shapes(_axes, _uses),
     source=page("DML_MEAN_VARIANCE_NORMALIZATION1_OPERATOR_DESC"),
     family=NORMALIZATION,
     output_shapes_rule=n.same_shape_output,
     shape_check=n.mean_variance_check(("NormalizeVariance",), _axes),
-    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, True,
-                                                             bool(params.get("NormalizeVariance", 1))),
+    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, *_uses(params)),
     parameter_level=n.scale_bias_level,
     struct_order=("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor", "AxisCount", "Axes",
                   "NormalizeVariance", "Epsilon", "FusedActivation"),

@@ -2,14 +2,16 @@ from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OperatorSpec, P
                                     execution_flags, page)
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
+from conformance.specs import normalizing_onnx as routes
 
 
 def _axes(params):
     return params["Axes"]
 
 
-def _use(params, name) -> bool:
-    return bool(params.get(name, 1))
+def _uses(params) -> tuple:
+    """(subtracts the mean, divides by the spread)"""
+    return bool(params.get("UseMean", 1)), bool(params.get("UseVariance", 1))
 
 
 SPEC = OperatorSpec(
@@ -39,13 +41,14 @@ SPEC = OperatorSpec(
     ulp_tolerance=n.instance_norm_ulp,
     onnx_route="MeanVarianceNormalization (opset 13, axes = Axes) where ONNX's formula is the inferred one: no Scale "
                "or Bias, UseMean and UseVariance TRUE, Epsilon 0, no fused activation",
-    to_onnx=lambda dtype, params: n.mvn_onnx(dtype, params, _use(params, "UseMean"), _use(params, "UseVariance")),
+    to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
+    onnx_undefined=routes.undefined(_axes, _uses),
+    onnx_shapes=routes.shapes(_axes, _uses),
     source="https://learn.microsoft.com/windows/ai/directml/api/ns-directml-dml_mean_variance_normalization2_operator_desc",
     family=NORMALIZATION,
     output_shapes_rule=n.same_shape_output,
     shape_check=n.mean_variance_check(("UseMean", "UseVariance"), _axes),
-    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, _use(params, "UseMean"),
-                                                             _use(params, "UseVariance")),
+    accumulation=lambda params: n.mean_variance_alternatives(params, _axes, *_uses(params)),
     struct_order=("InputTensor", "ScaleTensor", "BiasTensor", "OutputTensor", "AxisCount", "Axes", "UseMean",
                   "UseVariance", "Epsilon", "FusedActivation"),
     notes=("The page (MicrosoftDocs/windows-ai-docs, 02/14/2025) is a stub: its description and the UseMean and "

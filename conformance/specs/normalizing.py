@@ -175,22 +175,6 @@ def mean_variance_check(booleans: tuple, axes_of):
     return check
 
 
-def mvn_onnx(dtype: str, params: dict, use_mean: bool, use_variance: bool, axes=None):
-    """ONNX's MeanVarianceNormalization computes (X - mean) / (sqrt(variance) + 1e-9): the page's formula only
-    without Scale, Bias and fused activation, with both mean and variance, and Epsilon 0."""
-    from conformance.specs.base import OnnxNode
-    onnx_no_fused(params, "MeanVarianceNormalization")
-    if present(params) or not (use_mean and use_variance):
-        raise NotReachable("ONNX MeanVarianceNormalization has no Scale or Bias and always divides by the spread")
-    if float(params["Epsilon"]) != 0.0:
-        raise NotReachable("ONNX MeanVarianceNormalization has no epsilon inside the sqrt (it adds 1e-9 outside): "
-                           "only Epsilon 0 is its formula")
-    if dtype != "float32":
-        raise NotReachable(f"ONNX Runtime's CPU MeanVarianceNormalization has no tensor({dtype}) kernel")
-    chosen = params["Axes"] if axes is None else axes
-    return OnnxNode("MeanVarianceNormalization", 13, attributes={"axes": [int(a) for a in chosen]}, alone=True)
-
-
 def onnx_per_channel(x, dtype: str, params: dict) -> str | None:
     """ONNX's BatchNormalization takes its statistics, Scale and Bias as [C]: only DirectML tensors of sizes
     {1, C, 1, ...} have that form (onnx_undefined)."""
