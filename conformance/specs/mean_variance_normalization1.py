@@ -39,8 +39,7 @@ SPEC = OperatorSpec(
                 "DimensionCount.",
     tolerance_ulp={},
     ulp_tolerance=n.instance_norm_ulp,
-    onnx_route="MeanVarianceNormalization (opset 13, axes = Axes) where ONNX's formula is the page's: no Scale or "
-               "Bias, NormalizeVariance TRUE, Epsilon 0 (ONNX adds 1e-9 outside the sqrt), no fused activation",
+    onnx_route=routes.ROUTE,
     to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
     onnx_undefined=routes.undefined(_axes, _uses),
     onnx_shapes=routes.shapes(_axes, _uses),

@@ -39,8 +39,7 @@ SPEC = OperatorSpec(
                 "DimensionCount.",
     tolerance_ulp={},
     ulp_tolerance=n.instance_norm_ulp,
-    onnx_route="MeanVarianceNormalization (opset 13, axes = Axes) where ONNX's formula is the inferred one: no Scale "
-               "or Bias, UseMean and UseVariance TRUE, Epsilon 0, no fused activation",
+    onnx_route=routes.ROUTE,
     to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
     onnx_undefined=routes.undefined(_axes, _uses),
     onnx_shapes=routes.shapes(_axes, _uses),

@@ -14,6 +14,10 @@ from conformance.specs.base import NotReachable, OnnxNode
 from conformance.specs.normalizing import onnx_no_fused, present
 
 MVN, INSTANCE, LAYER = "MeanVarianceNormalization", "InstanceNormalization", "LayerNormalization"
+ROUTE = ("with the mean subtracted and divided by the spread, no fused activation: MeanVarianceNormalization (opset "
+         "13, axes = the reduced axes) without Scale and Bias at Epsilon 0 (ONNX adds 1e-9 outside the sqrt); with "
+         "Scale and Bias, InstanceNormalization (opset 6) over axes {2, 3} with them per channel, or "
+         "LayerNormalization (opset 17) over trailing axes with them of the normalized sizes")
 
 
 def _node(params: dict, use_mean: bool, use_variance: bool, axes) -> str:
