@@ -16,6 +16,7 @@ import oracle
 from conformance import specs  # noqa: F401  (the registry before the judge, as the CLI imports them)
 from conformance.judge.accumulated import compare_accumulated
 from conformance.specs import get
+from conformance.specs.base import NotReachable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from accumulation_devices import rounded, store, sum_rows  # noqa: E402
@@ -228,3 +229,25 @@ def test_correct_lrn_and_lp_devices_pass_on_100352_outputs():
     norm = r(np.sqrt(sum_rows(np.moveaxis(r(d * d), 1, -1).reshape(-1, 64), "pairwise", "float32", "zero")))
     norm = np.moveaxis(norm.reshape(2, 28, 28, 1), -1, 1)
     assert failed(LP, (x,), params, r(d / r(norm + np.float32(params["Epsilon"]))).astype(np.float32)) == 0
+
+
+def test_the_mvn_onnx_route_is_the_node_whose_formula_is_the_case_s():
+    spec = get(MVN1)
+    per_channel = (np.zeros((2, 3, 4, 5)), np.ones((1, 3, 1, 1)), np.zeros((1, 3, 1, 1)))
+    params = fields(MVN1, Axes=[2, 3])
+    assert spec.to_onnx("float32", params).op_type == "InstanceNormalization"
+    assert spec.onnx_undefined(per_channel, "float32", params) is None
+    assert spec.onnx_shapes([a.shape for a in per_channel], params) == ((2, 3, 4, 5), (3,), (3,))
+    assert spec.onnx_undefined((per_channel[0], np.ones((1, 1, 4, 5)), np.ones((1, 1, 4, 5))), "float32", params)
+    trailing = (np.zeros((1, 128, 768)), np.ones((1, 1, 768)), np.zeros((1, 1, 768)))
+    layer = fields(MVN1, Axes=[2])
+    node = spec.to_onnx("float32", layer)
+    assert (node.op_type, node.attributes["axis"]) == ("LayerNormalization", 2)
+    assert spec.onnx_shapes([a.shape for a in trailing], layer) == ((1, 128, 768), (768,), (768,))
+    bare = fields(MVN1, Axes=[1], ScaleTensor="absent", BiasTensor="absent", Epsilon=0)
+    assert spec.to_onnx("float32", bare).op_type == "MeanVarianceNormalization"
+    for refused in (fields(MVN1, Axes=[1], ScaleTensor="absent", BiasTensor="absent"),  # an epsilon ONNX lacks
+                    fields(MVN1, Axes=[2, 3], NormalizeVariance=0),
+                    fields(MVN1, Axes=[2, 3], FusedActivation={"Type": "ACTIVATION_RELU"})):
+        with pytest.raises(NotReachable):
+            spec.to_onnx("float32", refused)
