@@ -1,8 +1,8 @@
 from conformance.specs.accumulation import Then
 import numpy as np
 
-from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, NotReachable, OnnxNode, OperatorSpec, Output, Parameter,
-                                    SupportTable, execution_flags, optional_tensor, page)
+from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, NotReachable, OnnxNode, OperatorSpec, Output,
+                                    Parameter, SupportTable, execution_flags, optional_tensor, page)
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
 from conformance.specs.primitives import X, input_

@@ -1,8 +1,12 @@
 from conformance.specs.base import (FLOATS, ONE_TO_EIGHT, Input, OperatorSpec, Parameter, SupportTable,
-                                    execution_flags, page)
+                                    execution_flags)
 from conformance.specs.families import NORMALIZATION
 from conformance.specs import normalizing as n
 from conformance.specs import normalizing_onnx as routes
+
+
+SOURCE = ("https://learn.microsoft.com/windows/ai/directml/api/"
+          "ns-directml-dml_mean_variance_normalization2_operator_desc")  # windows-ai-docs: no sdk-api page
 
 
 def _axes(params):
@@ -43,7 +47,7 @@ SPEC = OperatorSpec(
     to_onnx=lambda dtype, params: routes.to_onnx(dtype, params, *_uses(params), _axes(params)),
     onnx_undefined=routes.undefined(_axes, _uses),
     onnx_shapes=routes.shapes(_axes, _uses),
-    source="https://learn.microsoft.com/windows/ai/directml/api/ns-directml-dml_mean_variance_normalization2_operator_desc",
+    source=SOURCE,
     family=NORMALIZATION,
     output_shapes_rule=n.same_shape_output,
     shape_check=n.mean_variance_check(("UseMean", "UseVariance"), _axes),
