@@ -125,6 +125,9 @@ class Input:
     # _Maybenull_ (DIAGONAL_MATRIX1's InputTensor): a case chooses it by a Parameter of kind "optional_tensor"
     # of its name; an absent one is NULL in the description and no input of the case
     optional: bool = False
+    # Where the page's tables give this input dimension counts of its own (ROI_ALIGN's ROITensor: 2 to 4), else
+    # None: the spec's (its tables')
+    ranks: tuple | None = None
 
     @property
     def short(self) -> str:
