@@ -6,16 +6,19 @@ AlignRegionsToCorners FALSE, as that page says). For ROI r = [x1, y1, x2, y2] of
     n  = clamp(ceil((X2 - X1) / OutputWidth), MinimumSamplesPerOutput, MaximumSamplesPerOutput)
     sample s of the row (0 <= s < OutputWidth * n; output X takes s = X * n .. X * n + n - 1):
         x = (s - OutputPixelOffset) * (X2 - X1) / (OutputWidth * n) + X1 - InputPixelOffset
-    AlignRegionsToCorners: x = s * (X2 - X1) / (OutputWidth * n - 1) + X1 - InputPixelOffset (the samples
-        stretched to the region's corners; one sample: X1 - InputPixelOffset)
+    AlignRegionsToCorners: x = (s - OutputPixelOffset) * (X2 - X1) / (OutputWidth * n - 1) + X1 - InputPixelOffset
+        (the samples stretched to the region's corners; one sample in the row: (X1 + X2) / 2 - InputPixelOffset), as
+        DirectML computes it on lavapipe: the page's pseudocode does not use the field
 
 and each output the average (or the maximum, Direct3D's) over its n_Y * n_X samples of interpolate2D at (x, y).
 Where the page errs or is silent (the specs' notes): the sample loops run n times (the page's `<=` would run n + 1);
 outputSampleToInputScaleY is Y's (the page computes it from X's sizes); the count rounds up (ceil, as ONNX's
 adaptive sampling_ratio, which ONNX Runtime's DirectML provider maps to Min 1, Max UINT32_MAX); LINEAR reads
-the 2 x 2 elements around (x, y), each element outside the input read as OutOfBoundsInputValue (RULES: "taps";
-"samples" is ONNX's reading, the whole sample OutOfBoundsInputValue where x < -1 or x > width, else clamped
-into the input); NEAREST_NEIGHBOR reads the element at floor(x + 0.5) (halves up; HALF_DOWN the other way)."""
+the 2 x 2 elements around (x, y) with the sample OutOfBoundsInputValue where x <= -1 or x >= width (y alike;
+AlignRegionsToCorners: x < 0 or x > width - 1), else clamped into the input (RULES: "samples", ONNX's reading up to its boundary points (x < -1 or x > width), and
+DirectML's on lavapipe, docs/findings/issue26-roi_align.md); "taps" is the other reading of the page: each of the
+2 x 2 elements outside the input read as OutOfBoundsInputValue. NEAREST_NEIGHBOR reads the element at
+floor(x + 0.5) (halves up; HALF_DOWN the other way), OutOfBoundsInputValue where that is outside the input."""
 import math
 
 import numpy as np
@@ -25,7 +28,7 @@ from oracle.resampling import LINEAR
 
 AVERAGE, MAX = PREFIX + "AVERAGE", PREFIX + "MAX"
 TAPS, SAMPLES = "taps", "samples"  # the readings of OutOfBoundsInputValue (above)
-RULES = (TAPS, SAMPLES)
+RULES = (SAMPLES, TAPS)
 UINT32_MAX = 2 ** 32 - 1  # Min 1, Max UINT32_MAX: the count the region decides (ONNX Runtime's adaptive sampling)
 HALF_UP, HALF_DOWN = np.floor, np.ceil  # nearest neighbour: floor(x + 0.5), ceil(x - 0.5)
 # ROI_ALIGN1's fields with ROI_ALIGN's behaviour (the ROI_ALIGN1 page)
@@ -55,15 +58,17 @@ def coordinates(start: float, end: float, out: int, n: int, fields: dict) -> np.
     """Each sample's input coordinate, (out, n): output index, its sample."""
     s = np.arange(out * n, dtype=np.float64)
     shift = f32(fields["InputPixelOffset"])
-    if fields.get("AlignRegionsToCorners"):
-        step = (end - start) / (out * n - 1) if out * n > 1 else 0.0
-        return (s * step + start - shift).reshape(out, n)
-    return ((s - f32(fields["OutputPixelOffset"])) * (end - start) / (out * n) + start - shift).reshape(out, n)
+    if fields.get("AlignRegionsToCorners") and out * n == 1:
+        return np.full((out, n), (start + end) / 2 - shift)
+    count = out * n - 1 if fields.get("AlignRegionsToCorners") else out * n
+    return ((s - f32(fields["OutputPixelOffset"])) * (end - start) / count + start - shift).reshape(out, n)
 
 
-def weights(c: np.ndarray, size: int, linear: bool, rule: str = TAPS, rounding=HALF_UP) -> np.ndarray:
+def weights(c: np.ndarray, size: int, linear: bool, rule: str = SAMPLES, rounding=HALF_UP,
+            corners=False) -> np.ndarray:
     """c's interpolation weights over the axis's elements and one more slot (index size) for
-    OutOfBoundsInputValue: shape c.shape + (size + 1,)."""
+    OutOfBoundsInputValue: shape c.shape + (size + 1,); corners: AlignRegionsToCorners (samples outside [0, size - 1]
+    are outside the input)."""
     w = np.zeros(c.shape + (size + 1,))
     put = np.put_along_axis
     if not linear:
@@ -71,7 +76,7 @@ def weights(c: np.ndarray, size: int, linear: bool, rule: str = TAPS, rounding=H
         put(w, np.where((i >= 0) & (i < size), i, size)[..., None], 1.0, axis=-1)
         return w
     if rule == SAMPLES:
-        outside = (c < -1) | (c > size)
+        outside = (c < 0) | (c > size - 1) if corners else (c <= -1) | (c >= size)
         c = np.clip(c, 0, size - 1)
     first = np.floor(c)
     f = c - first
@@ -113,7 +118,7 @@ def plan(shapes, rois, out_size, fields) -> list:
     return chosen
 
 
-def align(x, fields: dict, rule: str = TAPS, rounding=HALF_UP, reduced=True):
+def align(x, fields: dict, rule: str = SAMPLES, rounding=HALF_UP, reduced=True):
     """The page's outputs (NumROIs, C, out_y, out_x), or reduced=False: the samples of each ROI, a list of
     (C, out_y, n_y, out_x, n_x) arrays."""
     data, rois, batches = x
@@ -123,8 +128,9 @@ def align(x, fields: dict, rule: str = TAPS, rounding=HALF_UP, reduced=True):
     every = []
     for ((y1, y2, ny), (x1, x2, nx)), batch in zip(plan(data.shape, rois, (out_y, out_x), fields),
                                                  np.asarray(batches).reshape(-1).astype(np.int64)):
-        wy = weights(coordinates(y1, y2, out_y, ny, fields), data.shape[2], linear, rule, rounding)
-        wx = weights(coordinates(x1, x2, out_x, nx, fields), data.shape[3], linear, rule, rounding)
+        corners = bool(fields["AlignRegionsToCorners"])
+        wy = weights(coordinates(y1, y2, out_y, ny, fields), data.shape[2], linear, rule, rounding, corners)
+        wx = weights(coordinates(x1, x2, out_x, nx, fields), data.shape[3], linear, rule, rounding, corners)
         every.append(samples(padded(data[batch], fields["OutOfBoundsInputValue"]), wy, wx))
     if not reduced:
         return every

@@ -178,9 +178,7 @@ def _candidates(start, end, out, n, size, fields, linear) -> tuple:
     s = np.arange(out * n, dtype=np.float64).reshape(out, n)
     shift, offset = abs(float(np.float32(fields["InputPixelOffset"]))), float(np.float32(fields["OutputPixelOffset"]))
     product = c + float(np.float32(fields["InputPixelOffset"])) - start
-    moved = not fields.get("AlignRegionsToCorners")
-    error = _error((abs(start) + abs(end) + np.abs(product) + shift + np.abs(c))
-                   * (1 + abs(offset) if moved else 1)) + _FLUSHED
+    error = _error((abs(start) + abs(end) + np.abs(product) + shift + np.abs(c)) * (1 + abs(offset))) + _FLUSHED
     exact = start == end and np.all(c.astype(np.float32) == c) and np.all(s == s.astype(np.float32))
     if exact and np.all(product == 0):  # an empty region: X1 - InputPixelOffset, exact where representable
         error = np.zeros_like(c)
@@ -246,11 +244,12 @@ def _compute_table(inputs, params, rule, plans) -> dict:
         finite = np.where(np.isfinite(image), image, 0.0)
         cy, ys = _candidates(y1, y2, out[0], my, hy, fields, linear)
         cx, xs = _candidates(x1, x2, out[1], mx, hx, fields, linear)
-        centre = o.samples(image, o.weights(cy, hy, linear, rule), o.weights(cx, hx, linear, rule))
+        corners = bool(fields["AlignRegionsToCorners"])
+        wy, wx = o.weights(cy, hy, linear, rule, corners=corners), o.weights(cx, hx, linear, rule, corners=corners)
+        centre, plain = o.samples(image, wy, wx), o.samples(finite, wy, wx)
         far, big = np.zeros(centre.shape), np.zeros(centre.shape)
-        plain = o.samples(finite, o.weights(cy, hy, linear, rule), o.weights(cx, hx, linear, rule))
         for (py, ry), (px, rx) in itertools.product(ys, xs):
-            wy, wx = o.weights(py, hy, linear, rule, ry), o.weights(px, hx, linear, rule, rx)
+            wy, wx = o.weights(py, hy, linear, rule, ry, corners), o.weights(px, hx, linear, rule, rx, corners)
             far = np.maximum(far, np.abs(o.samples(finite, wy, wx) - plain))
             big = np.maximum(big, o.samples(finite, wy, wx, magnitude=True))
         exact[r, :, :, :my, :, :mx] = centre
@@ -291,7 +290,7 @@ def _over_samples(params):
 def accumulation(params) -> tuple:
     """One alternative per reading of OutOfBoundsInputValue (LINEAR: oracle/roi_aligning.RULES) and per pair of
     possible sample counts; AVERAGE: one sum; MAX: the samples, then their maximum."""
-    rules = o.RULES if params.get("InterpolationMode", o.LINEAR) == o.LINEAR else (o.TAPS,)
+    rules = o.RULES if params.get("InterpolationMode", o.LINEAR) == o.LINEAR else (o.SAMPLES,)
     alternatives = []
     for rule, more in itertools.product(rules, itertools.product((False, True), repeat=2)):
         if params.get("ReductionFunction", o.AVERAGE) == o.MAX:
@@ -317,11 +316,13 @@ NOTES = (
     "sampling_ratio, which ONNX Runtime's DirectML provider maps to Minimum 1, Maximum UINT32_MAX); where float32 "
     "roundoff may carry the ratio past an integer, both counts are accepted.",
     "OutOfBoundsInputValue: the page reads it 'when the ROIs are outside the bounds'; both readings are accepted: "
-    "each of the 2 x 2 elements outside the input read as the value (the oracle's), or ONNX's (a sample wholly "
-    "outside [-1, size] the value, else clamped into the input).",
+    "a sample at x <= -1 or x >= size (AlignRegionsToCorners: x < 0 or x > size - 1) is the value, else clamped into "
+    "the input (the oracle's: DirectML's on lavapipe, ONNX's up to its boundary points), or each of the 2 x 2 "
+    "elements outside the input read as the value.",
     "NEAREST_NEIGHBOR: the element nearest to the sample's coordinate, halves either way (the page is silent).",
     "AlignRegionsToCorners: the page's pseudocode does not use it; its field text: the samples stretched to the "
-    "region's corners, read as x = s * (X2 - X1) / (OutputWidth * n - 1) + X1 - InputPixelOffset.",
+    "region's corners, read as DirectML computes it on lavapipe: x = (s - OutputPixelOffset) * (X2 - X1) / "
+    "(OutputWidth * n - 1) + X1 - InputPixelOffset; one sample in the row: (X1 + X2) / 2 - InputPixelOffset.",
     "Judged by the sound interval of its steps (conformance specs shows them): AVERAGE within gamma(n + 11) of the "
     "mean of the samples' element magnitudes plus the range of the exact value over the float32 coordinates' "
     "error; MAX: each sample within gamma(10) and that range, then Direct3D's max. float16 is summed in float32 "

@@ -1,0 +1,162 @@
+"""ROI_ALIGN and ROI_ALIGN1: the oracle against bilinear samples worked by hand; simulated float32 devices that
+compute the page's pseudocode in float32 (coordinates, weights, sums in either order) pass the sound judge; the
+faults are caught (nearest instead of bilinear, a wrong pixel offset, n + 1 samples as the page's `<=` reads,
+the average where the maximum is asked)."""
+import numpy as np
+import pytest
+
+import oracle
+from conformance import specs
+from conformance.judge.accumulated import compare_accumulated
+from oracle.roi_aligning import ALIGN_DEFAULTS, AVERAGE, DEFAULTS, LINEAR, MAX, SAMPLES, TAPS, align
+
+GRID = np.array([[0, 10, 20], [30, 40, 90]], dtype=np.float64).reshape(1, 1, 2, 3)
+CORNER = {"InputPixelOffset": 0.0, "OutputPixelOffset": -0.5}  # samples at bin centres, pixels at corners
+
+
+def run(op, data, rois, params, batches=None):
+    batches = np.zeros(len(rois), np.uint32) if batches is None else batches
+    return oracle.evaluate(op, (data, np.asarray(rois, np.float32), batches), "float32", **params)
+
+
+def test_one_sample_is_the_bilinear_mean_of_its_four_elements():
+    # x = 1.5, y = 0.5: a quarter of each of 10, 20, 40, 90
+    out = run("ROI_ALIGN1", GRID, [[1, 0, 2, 1]], {**CORNER, "OutputSize": [1, 1], "MinimumSamplesPerOutput": 1,
+                                                    "MaximumSamplesPerOutput": 1})
+    assert out.reshape(-1).tolist() == [40.0]
+
+
+@pytest.mark.parametrize("function, expected", [(AVERAGE, 30.0), (MAX, 52.5)])
+def test_two_by_two_samples_averaged_and_maximised(function, expected):
+    # samples at x 0.5, 1.5 and y 0.25, 0.75: 12.5, 27.5 (row y 0.25: 7.5, 17.5, 37.5), 27.5, 52.5 (22.5, 32.5, 72.5)
+    params = {**CORNER, "OutputSize": [1, 1], "MinimumSamplesPerOutput": 2, "MaximumSamplesPerOutput": 2,
+              "ReductionFunction": function}
+    assert run("ROI_ALIGN1", GRID, [[0, 0, 2, 1]], params).reshape(-1).tolist() == [expected]
+
+
+@pytest.mark.parametrize("rule, half_outside", [(SAMPLES, 0.0), (TAPS, 3.5)])
+def test_roi_align_shifts_by_half_a_pixel_and_reads_outside_as_the_value(rule, half_outside):
+    fields = {**DEFAULTS, **ALIGN_DEFAULTS, "OutputSize": [1, 1], "MinimumSamplesPerOutput": 1,
+              "MaximumSamplesPerOutput": 1, "OutOfBoundsInputValue": 7.0}
+    rois = np.array([[0, 0, 1, 1], [-1, 0, 0, 1], [-0.5, 0, 0.5, 1]], np.float32)
+    # x = 0.5 - 0.5 = 0: the element itself; x = -1: outside either way; x = -0.5: clamped to the element (samples),
+    # or half the element left of the input (taps)
+    got = align((GRID, rois, np.zeros(3, np.uint32)), fields, rule)
+    assert got.reshape(-1).tolist() == [0.0, 7.0, half_outside]
+
+
+def test_adaptive_count_rounds_the_ratio_up():
+    # width 2.5 over 1 output: 3 samples at x 5/12, 15/12, 25/12 (pixels at corners); rows are 0, 10, 20 + 0 at y
+    params = {**CORNER, "OutputSize": [1, 1]}
+    row = np.array([[0, 10, 20, 30]], dtype=np.float64).reshape(1, 1, 1, 4)
+    got = run("ROI_ALIGN1", row, [[0, 0, 2.5, 0]], params)
+    assert got.reshape(-1)[0] == pytest.approx(10 * (5 + 15 + 25) / 12 / 3)
+
+
+# A device: the pseudocode in float32 -------------------------------------------------------------------------
+
+F = np.float32
+
+
+def device(data, rois, batches, params, order="sequential", fault=None):
+    """OutputTensor as a float32 device computes it: every coordinate, weight and sum rounded to float32."""
+    p = {"InputPixelOffset": 0.5, "OutputPixelOffset": -0.5, "OutOfBoundsInputValue": 0.0,
+         "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 2 ** 32 - 1, "SpatialScaleX": 1.0,
+         "SpatialScaleY": 1.0, "ReductionFunction": AVERAGE, **params}
+    if fault == "pixel offset":
+        p["InputPixelOffset"] = F(p["InputPixelOffset"]) - F(0.5)
+    height, width = p["OutputSize"]
+    data = data.astype(F)
+    _, channels, rows, cols = data.shape
+    out = np.zeros((len(rois), channels, height, width), F)
+
+    def axis(start, end, size):
+        span = F(end - start)
+        n = int(min(max(np.ceil(F(span / F(size))), p["MinimumSamplesPerOutput"]), p["MaximumSamplesPerOutput"]))
+        step = F(span / F(size * n))
+        s = np.arange(size * n + (1 if fault == "n + 1 samples" else 0), dtype=F)
+        c = F(F(F(s - F(p["OutputPixelOffset"])) * step) + F(start)) - F(p["InputPixelOffset"])
+        return c.astype(F), n
+
+    def taps(c, limit):
+        """DirectML's reading on lavapipe: outside where c <= -1 or c >= limit (index -1), else clamped."""
+        if c[0] <= -1 or c[0] >= limit:
+            return [(np.array([-1]), np.ones_like(c))]
+        if fault == "nearest":
+            return [(np.minimum(np.floor(c + F(0.5)), limit - 1).astype(np.int64), np.ones_like(c))]
+        c = np.clip(c, F(0), F(limit - 1))
+        first = np.floor(c)
+        f = F(c - first)
+        return [(first.astype(np.int64), F(F(1) - f)), (np.minimum(first + 1, limit - 1).astype(np.int64), f)]
+
+    for r, roi in enumerate(rois.astype(F)):
+        image = data[int(batches[r])]
+        cy, ny = axis(F(roi[1] * F(p["SpatialScaleY"])), F(roi[3] * F(p["SpatialScaleY"])), height)
+        cx, nx = axis(F(roi[0] * F(p["SpatialScaleX"])), F(roi[2] * F(p["SpatialScaleX"])), width)
+        for oy in range(height):
+            for ox in range(width):
+                values = []
+                for y in cy[oy * ny:oy * ny + ny + (1 if fault == "n + 1 samples" else 0)]:
+                    for x in cx[ox * nx:ox * nx + nx + (1 if fault == "n + 1 samples" else 0)]:
+                        v = np.zeros(channels, F)
+                        terms = []
+                        for iy, wy in taps(np.array([y], F), rows):
+                            for ix, wx in taps(np.array([x], F), cols):
+                                inside = 0 <= iy[0] < rows and 0 <= ix[0] < cols
+                                element = image[:, iy[0], ix[0]] if inside else np.full(channels, F(
+                                    p["OutOfBoundsInputValue"]))
+                                terms.append(F(F(wy[0] * wx[0]) * element))
+                        for t in (terms if order == "sequential" else terms[::-1]):
+                            v = F(v + t)
+                        values.append(v)
+                if p["ReductionFunction"] == MAX and fault != "average for max":
+                    out[r, :, oy, ox] = np.max(values, axis=0)
+                else:
+                    total = np.zeros(channels, F)
+                    for v in (values if order == "sequential" else values[::-1]):
+                        total = F(total + v)
+                    out[r, :, oy, ox] = F(total / F(len(values)))
+    return out
+
+
+def judged(op, inputs, params, actual):
+    spec = specs.get(op)
+    expected = oracle.evaluate(op, inputs, "float32", **params)
+    reference = oracle.reference(op, inputs, "float32", **params)
+    return compare_accumulated(spec, inputs, params, "float32", expected, reference, actual, 84).d3d["failed"]
+
+
+def _inputs(seed):
+    rng = np.random.default_rng(seed)
+    data = rng.uniform(-100, 100, (2, 3, 9, 11)).astype(F)
+    corners = rng.uniform(-1.5, 11.5, (12, 4)).astype(F)
+    rois = np.concatenate([np.minimum(corners[:, :2], corners[:, 2:]), np.maximum(corners[:, :2], corners[:, 2:])],
+                          axis=1)
+    return data, rois[:, [0, 1, 2, 3]], rng.integers(0, 2, 12).astype(np.uint32)
+
+
+CASES = [("ROI_ALIGN", {"OutputSize": [3, 3], "MinimumSamplesPerOutput": 2, "MaximumSamplesPerOutput": 2}),
+         ("ROI_ALIGN", {"OutputSize": [2, 3], "ReductionFunction": MAX}),
+         ("ROI_ALIGN1", {"OutputSize": [3, 2], "InputPixelOffset": 0.0, "SpatialScaleX": 0.75,
+                         "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 3})]
+
+
+@pytest.mark.parametrize("op, params", CASES)
+@pytest.mark.parametrize("order", ["sequential", "reverse"])
+def test_float32_devices_pass(op, params, order):
+    data, rois, batches = _inputs(1)
+    actual = device(data, rois, batches, params, order)
+    assert judged(op, (data, rois, batches), params, actual) == 0
+
+
+@pytest.mark.parametrize("fault, params", [
+    ("nearest", CASES[0][1]), ("pixel offset", CASES[0][1]), ("n + 1 samples", CASES[0][1]),
+    ("average for max", CASES[1][1])])
+def test_faults_are_caught(fault, params):
+    data, rois, batches = _inputs(2)
+    actual = device(data, rois, batches, params, fault=fault)
+    assert judged("ROI_ALIGN", (data, rois, batches), params, actual) > 0
+
+
+def test_linear_is_the_default_interpolation():
+    assert specs.get("ROI_ALIGN").defaults()["InterpolationMode"] == LINEAR
