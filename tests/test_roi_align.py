@@ -2,10 +2,13 @@
 compute the page's pseudocode in float32 (coordinates, weights, sums in either order) pass the sound judge; the
 faults are caught (nearest instead of bilinear, a wrong pixel offset, n + 1 samples as the page's `<=` reads,
 the average where the maximum is asked)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import oracle
+from accumulation_devices import rounded
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated
 from oracle.roi_aligning import ALIGN_DEFAULTS, AVERAGE, DEFAULTS, LINEAR, MAX, SAMPLES, TAPS, align
@@ -55,28 +58,30 @@ def test_adaptive_count_rounds_the_ratio_up():
 
 # A device: the pseudocode in float32 -------------------------------------------------------------------------
 
-F = np.float32
 
+def device(data, rois, batches, params, order="sequential", fault=None, rounding="nearest"):
+    """OutputTensor as a float32 device computes it: every coordinate, weight and sum rounded once to float32, to
+    nearest or toward zero (Direct3D lets float32 arithmetic truncate)."""
+    def F(value):
+        return rounded(np.asarray(value, np.float64), "float32", rounding).astype(np.float32)
 
-def device(data, rois, batches, params, order="sequential", fault=None):
-    """OutputTensor as a float32 device computes it: every coordinate, weight and sum rounded to float32."""
     p = {"InputPixelOffset": 0.5, "OutputPixelOffset": -0.5, "OutOfBoundsInputValue": 0.0,
          "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 2 ** 32 - 1, "SpatialScaleX": 1.0,
          "SpatialScaleY": 1.0, "ReductionFunction": AVERAGE, **params}
     if fault == "pixel offset":
         p["InputPixelOffset"] = F(p["InputPixelOffset"]) - F(0.5)
     height, width = p["OutputSize"]
-    data = data.astype(F)
+    data = data.astype(np.float32)
     _, channels, rows, cols = data.shape
-    out = np.zeros((len(rois), channels, height, width), F)
+    out = np.zeros((len(rois), channels, height, width), np.float32)
 
     def axis(start, end, size):
         span = F(end - start)
         n = int(min(max(np.ceil(F(span / F(size))), p["MinimumSamplesPerOutput"]), p["MaximumSamplesPerOutput"]))
         step = F(span / F(size * n))
-        s = np.arange(size * n + (1 if fault == "n + 1 samples" else 0), dtype=F)
+        s = np.arange(size * n + (1 if fault == "n + 1 samples" else 0), dtype=np.float32)
         c = F(F(F(s - F(p["OutputPixelOffset"])) * step) + F(start)) - F(p["InputPixelOffset"])
-        return c.astype(F), n
+        return c.astype(np.float32), n
 
     def taps(c, limit):
         """DirectML's reading on lavapipe: outside where c <= -1 or c >= limit (index -1), else clamped."""
@@ -89,7 +94,7 @@ def device(data, rois, batches, params, order="sequential", fault=None):
         f = F(c - first)
         return [(first.astype(np.int64), F(F(1) - f)), (np.minimum(first + 1, limit - 1).astype(np.int64), f)]
 
-    for r, roi in enumerate(rois.astype(F)):
+    for r, roi in enumerate(rois.astype(np.float32)):
         image = data[int(batches[r])]
         cy, ny = axis(F(roi[1] * F(p["SpatialScaleY"])), F(roi[3] * F(p["SpatialScaleY"])), height)
         cx, nx = axis(F(roi[0] * F(p["SpatialScaleX"])), F(roi[2] * F(p["SpatialScaleX"])), width)
@@ -98,10 +103,10 @@ def device(data, rois, batches, params, order="sequential", fault=None):
                 values = []
                 for y in cy[oy * ny:oy * ny + ny + (1 if fault == "n + 1 samples" else 0)]:
                     for x in cx[ox * nx:ox * nx + nx + (1 if fault == "n + 1 samples" else 0)]:
-                        v = np.zeros(channels, F)
+                        v = np.zeros(channels, np.float32)
                         terms = []
-                        for iy, wy in taps(np.array([y], F), rows):
-                            for ix, wx in taps(np.array([x], F), cols):
+                        for iy, wy in taps(np.array([y], np.float32), rows):
+                            for ix, wx in taps(np.array([x], np.float32), cols):
                                 inside = 0 <= iy[0] < rows and 0 <= ix[0] < cols
                                 element = image[:, iy[0], ix[0]] if inside else np.full(channels, F(
                                     p["OutOfBoundsInputValue"]))
@@ -112,7 +117,7 @@ def device(data, rois, batches, params, order="sequential", fault=None):
                 if p["ReductionFunction"] == MAX and fault != "average for max":
                     out[r, :, oy, ox] = np.max(values, axis=0)
                 else:
-                    total = np.zeros(channels, F)
+                    total = np.zeros(channels, np.float32)
                     for v in (values if order == "sequential" else values[::-1]):
                         total = F(total + v)
                     out[r, :, oy, ox] = F(total / F(len(values)))
@@ -128,8 +133,8 @@ def judged(op, inputs, params, actual):
 
 def _inputs(seed):
     rng = np.random.default_rng(seed)
-    data = rng.uniform(-100, 100, (2, 3, 9, 11)).astype(F)
-    corners = rng.uniform(-1.5, 11.5, (12, 4)).astype(F)
+    data = rng.uniform(-100, 100, (2, 3, 9, 11)).astype(np.float32)
+    corners = rng.uniform(-1.5, 11.5, (12, 4)).astype(np.float32)
     rois = np.concatenate([np.minimum(corners[:, :2], corners[:, 2:]), np.maximum(corners[:, :2], corners[:, 2:])],
                           axis=1)
     return data, rois[:, [0, 1, 2, 3]], rng.integers(0, 2, 12).astype(np.uint32)
@@ -142,10 +147,10 @@ CASES = [("ROI_ALIGN", {"OutputSize": [3, 3], "MinimumSamplesPerOutput": 2, "Max
 
 
 @pytest.mark.parametrize("op, params", CASES)
-@pytest.mark.parametrize("order", ["sequential", "reverse"])
-def test_float32_devices_pass(op, params, order):
+@pytest.mark.parametrize("order, rounding", [("sequential", "nearest"), ("reverse", "nearest"), ("sequential", "zero")])
+def test_float32_devices_pass(op, params, order, rounding):
     data, rois, batches = _inputs(1)
-    actual = device(data, rois, batches, params, order)
+    actual = device(data, rois, batches, params, order, rounding=rounding)
     assert judged(op, (data, rois, batches), params, actual) == 0
 
 
@@ -160,3 +165,14 @@ def test_faults_are_caught(fault, params):
 
 def test_linear_is_the_default_interpolation():
     assert specs.get("ROI_ALIGN").defaults()["InterpolationMode"] == LINEAR
+
+
+def test_a_roi_tensor_of_a_rank_the_page_does_not_allow_is_refused_at_load(tmp_path):
+    from conformance.caseset.caseload import CaseFileError, load_file
+    text = Path("cases/roi_align.yaml").read_text().replace("ROI: [5, 4], BatchIndices: [5]",
+                                                            "ROI: [1, 1, 1, 5, 4], BatchIndices: [5]", 1)
+    path = tmp_path / "roi_align.yaml"
+    path.write_text(text)
+    with pytest.raises(CaseFileError) as refused:
+        load_file(path)
+    assert any("never allows 5 dimensions in ROI" in p and str(path) in p for p in refused.value.problems)
