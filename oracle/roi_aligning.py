@@ -15,9 +15,10 @@ Where the page errs or is silent (the specs' notes): the sample loops run n time
 outputSampleToInputScaleY is Y's (the page computes it from X's sizes); the count rounds up (ceil, as ONNX's
 adaptive sampling_ratio, which ONNX Runtime's DirectML provider maps to Min 1, Max UINT32_MAX); LINEAR reads
 the 2 x 2 elements around (x, y) with the sample OutOfBoundsInputValue where x <= -1 or x >= width (y alike;
-AlignRegionsToCorners: x < 0 or x > width - 1), else clamped into the input (RULES: "samples", ONNX's reading up to its boundary points (x < -1 or x > width), and
-DirectML's on lavapipe, docs/findings/issue26-roi_align.md); "taps" is the other reading of the page: each of the
-2 x 2 elements outside the input read as OutOfBoundsInputValue. NEAREST_NEIGHBOR reads the element at
+AlignRegionsToCorners: x < 0 or x > width - 1), else clamped into the input (RULES: "samples", ONNX's reading up
+to its boundary points (x < -1 or x > width), and DirectML's on lavapipe, docs/findings/issue26-roi_align.md);
+"taps" is the other reading of the page: each of the 2 x 2 elements outside the input read as
+OutOfBoundsInputValue. NEAREST_NEIGHBOR reads the element at
 floor(x + 0.5) (halves up; HALF_DOWN the other way), OutOfBoundsInputValue where that is outside the input."""
 import math
 

@@ -9,8 +9,8 @@ SPEC = OperatorSpec(
     struct=STRUCT,
     formula="X1 = x1 * SpatialScaleX, X2 = x2 * SpatialScaleX (Y alike); n = clamp(ceil((X2 - X1) / OutputWidth), "
             "MinimumSamplesPerOutput, MaximumSamplesPerOutput); sample s of output X (X * n <= s < X * n + n) at "
-            "x = (s - OutputPixelOffset) * (X2 - X1) / (OutputWidth * n) + X1 - InputPixelOffset (AlignRegionsToCorners: "
-            "divided by OutputWidth * n - 1; y alike); OutputTensor[r, c, Y, X] = "
+            "x = (s - OutputPixelOffset) * (X2 - X1) / (OutputWidth * n) + X1 - InputPixelOffset "
+            "(AlignRegionsToCorners: divided by OutputWidth * n - 1; y alike); OutputTensor[r, c, Y, X] = "
             "the average (or maximum) over its n_Y * n_X samples of the bilinear (or nearest) interpolation of "
             "InputTensor[BatchIndices[r], c] at (x, y), elements outside the input read as OutOfBoundsInputValue",
     summary="Performs an ROI align operation, as described in the Mask R-CNN paper: extracts cropped windows from the "

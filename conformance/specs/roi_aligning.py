@@ -107,8 +107,8 @@ def shape_check(input_shapes, params) -> str | None:
         return f"OutputSize {size}: [OutputHeight, OutputWidth], each at least 1"
     low, high = params.get("MinimumSamplesPerOutput", 1), params.get("MaximumSamplesPerOutput", o.UINT32_MAX)
     if not 1 <= low <= high:
-        return f"MinimumSamplesPerOutput {low}, MaximumSamplesPerOutput {high}: 1 <= Minimum <= Maximum (a count of 0 " \
-               "has no average)"
+        return (f"MinimumSamplesPerOutput {low}, MaximumSamplesPerOutput {high}: 1 <= Minimum <= Maximum (a count of "
+                "0 has no average)")
     if params.get("AlignRegionsToCorners", 0) not in (0, 1):
         return f"AlignRegionsToCorners {params['AlignRegionsToCorners']}: a BOOL, 0 or 1"
     return None
@@ -171,16 +171,15 @@ def _counts(start: float, end: float, out: int, fields: dict) -> tuple:
     return tuple(int(min(max(np.ceil(ratio + d), low), high)) for d in (-slack, slack))
 
 
-def _candidates(start, end, out, n, size, fields, linear) -> tuple:
+def _candidates(start, end, out, n, fields, linear) -> tuple:
     """(exact coordinates, [(coordinates, rounding), ...]): each sample's coordinate at both ends of its float32
     error, and an integer between (linear: its kink); nearest: each end rounded either way at halves."""
     c = o.coordinates(start, end, out, n, fields)
-    s = np.arange(out * n, dtype=np.float64).reshape(out, n)
     shift, offset = abs(float(np.float32(fields["InputPixelOffset"]))), float(np.float32(fields["OutputPixelOffset"]))
     product = c + float(np.float32(fields["InputPixelOffset"])) - start
     error = _error((abs(start) + abs(end) + np.abs(product) + shift + np.abs(c)) * (1 + abs(offset))) + _FLUSHED
-    exact = start == end and np.all(c.astype(np.float32) == c) and np.all(s == s.astype(np.float32))
-    if exact and np.all(product == 0):  # an empty region: X1 - InputPixelOffset, exact where representable
+    # an empty region: every coordinate X1 - InputPixelOffset (the difference 0), exact where X1 and it are float32
+    if start == end and float(np.float32(start)) == start and np.all(c.astype(np.float32) == c):
         error = np.zeros_like(c)
     if np.any(error >= 0.5):
         raise ValueError(f"ROI coordinates up to {np.abs(c).max():g}: their float32 rounding spans more than one "
@@ -242,8 +241,8 @@ def _compute_table(inputs, params, rule, plans) -> dict:
     for r, (batch, ((y1, y2, my, hy), (x1, x2, mx, hx))) in enumerate(plans):
         image = o.padded(data[batch], fields["OutOfBoundsInputValue"])
         finite = np.where(np.isfinite(image), image, 0.0)
-        cy, ys = _candidates(y1, y2, out[0], my, hy, fields, linear)
-        cx, xs = _candidates(x1, x2, out[1], mx, hx, fields, linear)
+        cy, ys = _candidates(y1, y2, out[0], my, fields, linear)
+        cx, xs = _candidates(x1, x2, out[1], mx, fields, linear)
         corners = bool(fields["AlignRegionsToCorners"])
         wy, wx = o.weights(cy, hy, linear, rule, corners=corners), o.weights(cx, hx, linear, rule, corners=corners)
         centre, plain = o.samples(image, wy, wx), o.samples(finite, wy, wx)
@@ -308,7 +307,9 @@ def ulp_tolerance(input_shapes, params, dtype) -> int:
 
 
 OUTPUTS = (Output("OutputTensor"),)
-SAME_TYPE = "InputTensor, OutputTensor, and ROITensor must have the same DataType."
+SAME_TYPE = ("InputTensor, OutputTensor, and ROITensor must have the same DataType. The tables: ROITensor 2 to 4 "
+             "dimensions ({NumROIs, 4}, {1, NumROIs, 4}, {1, 1, NumROIs, 4}), BatchIndicesTensor 1 to 4 ({NumROIs} to "
+             "{1, 1, 1, NumROIs}).")
 NOTES = (
     "The page's pseudocode (ROI_ALIGN1's) errs twice: outputSampleToInputScaleY is computed from X's sizes (Y's are "
     "meant) and the sample loops run `to <=` (n + 1 samples): the harness takes Y's sizes and n samples.",
