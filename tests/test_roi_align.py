@@ -2,6 +2,7 @@
 compute the page's pseudocode in float32 (coordinates, weights, sums in either order) pass the sound judge; the
 faults are caught (nearest instead of bilinear, a wrong pixel offset, n + 1 samples as the page's `<=` reads,
 the average where the maximum is asked)."""
+from fractions import Fraction as Q
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 import oracle
 from accumulation_devices import rounded
 from conformance import specs
-from conformance.judge.accumulated import compare_accumulated
+from conformance.judge.accumulated import compare_accumulated, interval
 from oracle.roi_aligning import ALIGN_DEFAULTS, AVERAGE, DEFAULTS, LINEAR, MAX, SAMPLES, TAPS, align
 
 GRID = np.array([[0, 10, 20], [30, 40, 90]], dtype=np.float64).reshape(1, 1, 2, 3)
@@ -176,3 +177,45 @@ def test_a_roi_tensor_of_a_rank_the_page_does_not_allow_is_refused_at_load(tmp_p
     with pytest.raises(CaseFileError) as refused:
         load_file(path)
     assert any("never allows 5 dimensions in ROI" in p and str(path) in p for p in refused.value.problems)
+
+
+def _exact_sample(image, y, x, fill):
+    """The bilinear sample at rational (y, x), DirectML's reading of the edges, in Fractions."""
+    rows, cols = len(image), len(image[0])
+    if y <= -1 or y >= rows or x <= -1 or x >= cols:
+        return fill
+    y, x = min(max(y, 0), rows - 1), min(max(x, 0), cols - 1)
+    y0, x0 = int(y), int(x)  # floor: both are at least 0
+    y1, x1 = min(y0 + 1, rows - 1), min(x0 + 1, cols - 1)
+    fy, fx = y - y0, x - x0
+    return ((1 - fy) * ((1 - fx) * image[y0][x0] + fx * image[y0][x1])
+            + fy * ((1 - fx) * image[y1][x0] + fx * image[y1][x1]))
+
+
+@pytest.mark.parametrize("function", [AVERAGE, MAX])
+def test_every_interval_holds_the_exact_rational_output(function):
+    """Independent of float64: each output from the float32 fields and inputs in exact rationals."""
+    data, rois, batches = _inputs(3)
+    params = {"OutputSize": [2, 3], "ReductionFunction": function, "InputPixelOffset": 0.0, "SpatialScaleX": 0.75,
+              "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 3, "OutOfBoundsInputValue": 2.5}
+    inputs = (data, rois, batches)
+    allowed = interval(specs.get("ROI_ALIGN1"), inputs, params, "float32")
+    shift, offset, fill = Q(0), Q(-1, 2), Q(2.5)
+    checked = 0
+    for r, roi in enumerate(rois):
+        axes = []
+        for first, scale, out in ((1, Q(1), 2), (0, Q(float(np.float32(0.75))), 3)):
+            start, end = Q(float(roi[first])) * scale, Q(float(roi[first + 2])) * scale
+            n = min(max(-((start - end) // out), 1), 3)  # ceil((end - start) / out), clamped
+            axes.append([[(s - offset) * (end - start) / (out * n) + start - shift for s in range(o * n, o * n + n)]
+                         for o in range(out)])
+        for c in range(data.shape[1]):
+            image = [[Q(float(v)) for v in row] for row in data[batches[r], c]]
+            for oy, ys in enumerate(axes[0]):
+                for ox, xs in enumerate(axes[1]):
+                    values = [_exact_sample(image, y, x, fill) for y in ys for x in xs]
+                    exact = max(values) if function == MAX else sum(values) / len(values)
+                    at = (r, c, oy, ox)
+                    assert allowed.lo[at] <= exact <= allowed.hi[at], (at, float(exact), allowed.lo[at], allowed.hi[at])
+                    checked += 1
+    assert checked == 12 * 3 * 6
