@@ -189,3 +189,16 @@ def test_wrong_counts_of_ulp_follow_webnn():
     assert GEMM.ulp_tolerance(shapes, params(Alpha=0.5, Beta=2.0), "float32") == 2 * 7 + 3
     assert GEMM.ulp_tolerance(shapes[:2], params(CTensor=ABSENT, Beta=2.0), "float32") == 2 * 7
     assert GEMM.ulp_tolerance(((7, 4), (7, 3), (4, 3)), params(TransA=TRANSPOSE, Beta=0.0), "float32") == 2 * 7
+
+
+def test_an_infinity_times_a_flushed_denormal_may_be_nan_and_nothing_else_may():
+    """Direct3D lets float32 flush a denormal input: -inf * 1e-40 is then -inf * 0, NaN. The H100 gives that
+    (docs/gpu/issue26/); with a normal factor instead, NaN is outside."""
+    a = np.array([[-np.inf, 1.0]], np.float32)
+    flushed = np.array([[np.float32(1e-40)], [2.0]], np.float32)
+    normal = np.array([[1e-3], [2.0]], np.float32)
+    fields = {"CTensor": ABSENT}
+    nan = np.array([[np.nan]], np.float32)
+    assert verdict((a, flushed), fields, "float32", nan)[0] == 0
+    assert verdict((a, flushed), fields, "float32", np.array([[-np.inf]], np.float32))[0] == 0
+    assert verdict((a, normal), fields, "float32", nan)[0] == 1

@@ -189,12 +189,30 @@ def _dot(step, ev, inputs, params) -> Values:
     down = (finite_magnitude - finite_exact) / 2 + radius > largest
     # an infinite product beside finite ones whose sum of the other sign may overflow: inf - inf, NaN
     nan = np.isnan(exact) | (up & down) | ((exact == np.inf) & down) | ((exact == -np.inf) & up)
+    nan = nan | (np.isinf(exact) & _flushed_times_infinite(step, inputs, params, fmt))
     lo = np.where(np.isnan(exact), -np.inf, np.where(down, -np.inf, exact - radius))
     hi = np.where(np.isnan(exact), np.inf, np.where(up, np.inf, exact + radius))
     lo, hi = _saturated(fmt, lo, hi, up & np.isfinite(exact), down & np.isfinite(exact),
                         (finite_exact - finite_magnitude) / 2 - radius, (finite_magnitude + finite_exact) / 2 + radius)
     lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
     return ev.enclose(lo, hi, ~np.isnan(exact), nan)
+
+
+def _flushed_times_infinite(step, inputs, params, fmt):
+    """Where some product is an infinity times a float32 denormal, which a device may flush: 0 * inf, NaN
+    (the Dot's first two inputs as its factors, the others absent)."""
+    arrays = tuple(map(np.asarray, inputs))
+    if not fmt.flushes or len(arrays) < 2 or any(x.dtype.kind != "f" for x in arrays[:2]):
+        return False
+    tiny = float(np.finfo(np.float32).smallest_normal)
+    infinite = [np.isinf(x).astype(np.float64) for x in arrays[:2]]
+    denormal = [((x != 0) & (np.abs(x) < tiny)).astype(np.float64) for x in arrays[:2]]
+    if not any(i.any() for i in infinite) or not any(d.any() for d in denormal):
+        return False
+    rest = tuple(np.zeros(x.shape, dtype=x.dtype) for x in arrays[2:])
+    meet = (np.asarray(step.exact((infinite[0], denormal[1], *rest), params))
+            + np.asarray(step.exact((denormal[0], infinite[1], *rest), params)))
+    return meet > 0
 
 
 def _finite_products(step, inputs, params, exact, magnitude) -> tuple:
