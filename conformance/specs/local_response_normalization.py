@@ -45,7 +45,7 @@ def to_onnx(dtype: str, params: dict) -> OnnxNode:
     if int(params["LocalSize"]) % 2 == 0:  # ONNX defines even sizes; the kernel refuses them
         raise n.NotReachable("ONNX Runtime's CPU LRN refuses an even size (lrn.h: size_ % 2 == 1)")
     floats = {k.lower(): float(np.float32(params[k])) for k in ("Alpha", "Beta", "Bias")}
-    return OnnxNode("LRN", 13, attributes={"size": int(params["LocalSize"]), **floats})
+    return OnnxNode("LRN", 13, attributes={"size": int(params["LocalSize"]), **floats}, alone=True)
 
 
 SPEC = OperatorSpec(

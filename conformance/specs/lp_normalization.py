@@ -40,7 +40,8 @@ def shape_check(input_shapes, params) -> str | None:
 def to_onnx(dtype: str, params: dict) -> OnnxNode:
     if float(params["Epsilon"]) != 0.0:
         raise n.NotReachable("ONNX LpNormalization has no epsilon (x / norm): only Epsilon 0 is its formula")
-    return OnnxNode("LpNormalization", 1, attributes={"axis": int(params["Axis"]), "p": int(params["P"])})
+    return OnnxNode("LpNormalization", 1, attributes={"axis": int(params["Axis"]), "p": int(params["P"])},
+                    alone=True)
 
 
 SPEC = OperatorSpec(
