@@ -135,3 +135,20 @@ def test_real_directml_under_wine_passes_a_selection_of_every_function_and_says_
     # the driver's count (ID3D12Device5::EnumerateMetaCommands), or why there is none: Wine's vkd3d has no
     # ID3D12Device5, so DirectML runs its own shaders whatever DISABLE_META_COMMANDS says
     assert isinstance(metacommands["count"], int) or "ID3D12Device5" in metacommands["reason"]
+
+
+def test_conformance_specs_gives_every_accumulation_its_bound_in_words_and_a_worked_example(capsys):
+    import argparse
+
+    from conformance import specs
+    from conformance.cli.command import cmd_specs
+    chosen = sorted(name for name, spec in specs.SPECS.items() if spec.accumulation)
+    assert len(chosen) >= 30
+    cmd_specs(argparse.Namespace(operators=chosen))
+    printed = capsys.readouterr().out.split("\n\nDML_")
+    assert len(printed) == len(chosen)
+    for text in printed:
+        name = text.split("_OPERATOR_DESC", 1)[0].removeprefix("DML_")
+        assert "d3d: a sound interval for every order of summation" in text, name
+        assert "sum of n terms, any order" in text and "worked example: " in text, name
+        assert "output[0]: exact " in text, name

@@ -487,12 +487,16 @@ def cmd_specs(args) -> int:
             if label:
                 print(f"  tables for {label}:")
             _print_tables(spec, tables, chosen_fields)
+        from conformance.judge import accumulated
         if spec.accumulation:
-            from conformance.judge import accumulated
-            print("\n".join(accumulated.explain(spec, _worked_case(spec))))
+            lines = accumulated.explain(spec, _worked_case(spec))
         else:
             from conformance.judge.d3d import explain
-            print("\n".join(explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])))
+            lines = explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])
+        first = _first_case(spec)
+        if first is not None and not any("worked" in line for line in lines):  # judged exactly or by its bounds
+            lines += accumulated.exact_example(spec, first)
+        print("\n".join(lines))
         for note in spec.notes:
             print(f"  note: {note}")
         print(f"  source: {spec.source}\n")
@@ -555,6 +559,13 @@ def _worked_case(spec):
     return next((c for c in caseload.load_file(path) if spec.accumulation_for(c.params)
                  and spec.tensor_type(spec.outputs_for(c.params)[0].name, c.dtype, c.params) in ("float32", "float16")),
                 None)
+
+
+def _first_case(spec):
+    """The first case of the operator's shipped case file (None: no file)."""
+    from conformance.caseset import caseload
+    path = caseload.SHIPPED_CASES / f"{spec.name.lower()}.yaml"
+    return next(iter(caseload.load_file(path)), None) if path.is_file() else None
 
 
 def _allowed_at(spec, parameter, value, level: str, fields=None) -> bool:

@@ -369,3 +369,30 @@ def explain(spec, case=None) -> list:
         lines.append(f"    output[{k}]: exact {exact!r}, accepted [{lo!r}, {hi!r}] "
                      f"(half-width {max(exact - lo, hi - exact):.3g})")
     return lines
+
+
+def exact_example(spec, case) -> list:
+    """A worked example of an operator judged exactly, or within bounds of its own (an integer product, a
+    quantized output, HARDMAX's 1 at the first maximum): the first elements of a case and what passes."""
+    import oracle
+    x = case.make_input()
+    inputs = x if isinstance(x, tuple) else (x,)
+    expected = oracle.evaluate(case.op, x, case.dtype, **case.oracle_params())
+    expected = np.asarray(expected[0] if isinstance(expected, tuple) else expected)
+    output = spec.outputs_for(case.params)[0]
+    lo, hi = output.bounds(inputs, case.oracle_params()) if output.bounds is not None else (None, None)
+    lo, hi = (np.broadcast_to(expected if v is None else np.asarray(v), expected.shape).reshape(-1) for v in (lo, hi))
+    lines = [f"  worked example: {case.id}"]
+    if output.allowed is not None and not output.indicator_axes and (output.allowed_when is None
+                                                                    or output.allowed_when(case.params)):
+        mask = np.asarray(output.allowed(inputs, case.oracle_params()), dtype=bool)
+        mask = mask.reshape(-1, mask.shape[-1])
+        for k in range(min(3, expected.size)):
+            lines.append(f"    output[{k}]: exact {expected.reshape(-1)[k].item()!r}, accepted any of "
+                         f"{np.flatnonzero(mask[k]).tolist()}")
+        return lines
+    for k in range(min(3, expected.size)):
+        e = expected.reshape(-1)[k].item()
+        lines.append(f"    output[{k}]: exact {e!r}, accepted " + ("exactly" if lo[k] == hi[k] == e
+                                                                    else f"[{lo[k].item()!r}, {hi[k].item()!r}]"))
+    return lines
