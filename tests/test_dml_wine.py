@@ -87,14 +87,24 @@ def test_known_deviations_excluded_from_the_smoke_suite_are_listed_with_case_ids
     assert not missing, f"failing cases not listed in docs/dml-wine.md: {missing[:5]}"
 
 
+# The newest ONNX opset onnxruntime-directml 1.24.4 (the lane's) loads: CumProd's 26 "is under development"
+# there (ValidateOpsetForDomain), so CUMULATIVE_PRODUCT is not reachable through dml-wine
+LANE_OPSET = 25
+# Operators whose ONNX node the lane's DirectML provider does not implement (it assigns them to the CPU
+# provider, which the harness forbids): training-mode BatchNormalization (docs/findings/issue26-normalization.md)
+PROVIDER_LACKS = {"BATCH_NORMALIZATION_TRAINING"}
+
+
 def _reachable_through_onnx_runtime(case) -> bool:
     if case.no_input:  # a node of initializers alone (ConstantOfShape, Range) never runs on DirectML's provider:
         return False   # cpu-fallback (docs/findings/issue25-zero_input.md)
+    if case.op in PROVIDER_LACKS:
+        return False
     try:
-        specs.get(case.op).to_onnx(case.dtype, case.params)
+        node = specs.get(case.op).to_onnx(case.dtype, case.params)
     except specs.NotReachable:
         return False
-    return True
+    return node.opset <= LANE_OPSET
 
 
 def test_smoke_selection_is_small_explicit_and_per_operator():
