@@ -488,14 +488,14 @@ def cmd_specs(args) -> int:
                 print(f"  tables for {label}:")
             _print_tables(spec, tables, chosen_fields)
         from conformance.judge import accumulated
+        shipped = _shipped_cases(spec)
         if spec.accumulation:
-            lines = accumulated.explain(spec, _worked_case(spec))
+            lines = accumulated.explain(spec, _worked_case(spec, shipped))
         else:
             from conformance.judge.d3d import explain
             lines = explain(spec, "float32" if "float32" in spec.dtypes else spec.dtypes[0])
-        first = _first_case(spec)
-        if first is not None and not any("worked" in line for line in lines):  # judged exactly or by its bounds
-            lines += accumulated.exact_example(spec, first)
+        if shipped and not any("worked" in line for line in lines):  # judged exactly or by its bounds
+            lines += accumulated.exact_example(spec, shipped[0])
         print("\n".join(lines))
         for note in spec.notes:
             print(f"  note: {note}")
@@ -549,23 +549,19 @@ def _print_tables(spec, tables, fields: dict):
     print(tabulate(rows, headers=headers))
 
 
-def _worked_case(spec):
-    """The first case of a float output in the operator's shipped case file with a formula to judge by (None:
-    none; MATRIX_MULTIPLY_INTEGER_TO_FLOAT's integer inputs give float outputs)."""
+def _shipped_cases(spec) -> list:
+    """The cases of the operator's shipped case file (none: no file)."""
     from conformance.caseset import caseload
     path = caseload.SHIPPED_CASES / f"{spec.name.lower()}.yaml"
-    if not path.is_file():
-        return None
-    return next((c for c in caseload.load_file(path) if spec.accumulation_for(c.params)
+    return caseload.load_file(path) if path.is_file() else []
+
+
+def _worked_case(spec, cases):
+    """The first of these cases of a float output with a formula to judge by (None: none;
+    MATRIX_MULTIPLY_INTEGER_TO_FLOAT's integer inputs give float outputs)."""
+    return next((c for c in cases if spec.accumulation_for(c.params)
                  and spec.tensor_type(spec.outputs_for(c.params)[0].name, c.dtype, c.params) in ("float32", "float16")),
                 None)
-
-
-def _first_case(spec):
-    """The first case of the operator's shipped case file (None: no file)."""
-    from conformance.caseset import caseload
-    path = caseload.SHIPPED_CASES / f"{spec.name.lower()}.yaml"
-    return next(iter(caseload.load_file(path)), None) if path.is_file() else None
 
 
 def _allowed_at(spec, parameter, value, level: str, fields=None) -> bool:

@@ -241,15 +241,21 @@ class Device:
         return (self.d3d.call("GetDeviceRemovedReason", HRESULT, []) & 0xFFFFFFFF,
                 self.dml.call("GetDeviceRemovedReason", HRESULT, []) & 0xFFFFFFFF)
 
-    def metacommands(self) -> dict:
-        """ID3D12Device5::EnumerateMetaCommands' count: the driver's own kernels DirectML may use in place
-        of its shaders (GEMM, convolution) unless DML_EXECUTION_FLAG_DISABLE_META_COMMANDS."""
+    def _device5(self) -> tuple:
+        """(ID3D12Device5, None), or (None, why there is none) where the driver lacks it (Wine's vkd3d)."""
         out = PV()
         result = self.d3d.call("QueryInterface", HRESULT, [C.POINTER(abi.GUID), C.POINTER(PV)],
                                C.byref(abi.IIDS["ID3D12Device5"]), C.byref(out))
         if failed(result) or not out.value:
-            return {"count": None, "reason": f"no ID3D12Device5: QueryInterface {describe(result)}"}
-        device5 = Com(out, "ID3D12Device5")
+            return None, f"no ID3D12Device5: QueryInterface {describe(result)}"
+        return Com(out, "ID3D12Device5"), None
+
+    def metacommands(self) -> dict:
+        """ID3D12Device5::EnumerateMetaCommands' count: the driver's own kernels DirectML may use in place
+        of its shaders (GEMM, convolution) unless DML_EXECUTION_FLAG_DISABLE_META_COMMANDS."""
+        device5, missing = self._device5()
+        if device5 is None:
+            return {"count": None, "reason": missing}
         try:
             count = C.c_uint(0)
             result = device5.call("EnumerateMetaCommands", HRESULT, [C.POINTER(C.c_uint), PV], C.byref(count), None)
@@ -261,12 +267,9 @@ class Device:
 
     def remove_device(self) -> dict:
         """ID3D12Device5::RemoveDevice, for testing the worker's recovery (where the driver has it)."""
-        out = PV()
-        result = self.d3d.call("QueryInterface", HRESULT, [C.POINTER(abi.GUID), C.POINTER(PV)],
-                               C.byref(abi.IIDS["ID3D12Device5"]), C.byref(out))
-        if failed(result) or not out.value:
-            return {"removed": False, "reason": f"no ID3D12Device5: QueryInterface {describe(result)}"}
-        device5 = Com(out, "ID3D12Device5")
+        device5, missing = self._device5()
+        if device5 is None:
+            return {"removed": False, "reason": missing}
         device5.call("RemoveDevice", None, [])
         device5.release()
         d3d, dml = self.removed_reason()

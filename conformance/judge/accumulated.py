@@ -124,9 +124,11 @@ def _evaluate(steps, ev, env, inputs, params) -> dict:
             value = _dot(step, ev, inputs, params)
         else:
             term = ev.evaluate(step.term, env)
-            value = {Sum: _sum, Product: _product, Extreme: _extreme}[type(step)](step, ev, term, params)
-            if isinstance(step, Sum):  # its count of terms, as count_of(name) reads it
-                env[step.name + "_n"] = Values.points(step.reduce(params)(np.ones(term.lo.shape)))
+            if isinstance(step, Sum):
+                value, count = _sum(step, ev, term, params)
+                env[step.name + "_n"] = Values.points(count)  # its count of terms, as count_of(name) reads it
+            else:
+                value = {Product: _product, Extreme: _extreme}[type(step)](step, ev, term, params)
         env[step.name] = value
     env["last"] = value
     return env
@@ -139,7 +141,8 @@ def _reads(node) -> set:
     return set().union(*(_reads(a) for a in getattr(node, "args", ())))
 
 
-def _sum(step, ev, t: Values, params) -> Values:
+def _sum(step, ev, t: Values, params) -> tuple:
+    """(the sums' enclosure, the number of terms of each)."""
     reduce = step.reduce(params)
     fmt = ev.fmt
     u, largest = unit_roundoff(fmt), float(np.finfo(fmt.dtype).max)
@@ -159,7 +162,7 @@ def _sum(step, ev, t: Values, params) -> Values:
     lo = np.where(down | undefined, -np.inf, low - radius)
     hi = np.where(up | undefined, np.inf, high + radius)
     lo, hi = _saturated(fmt, lo, hi, up, down, negative, positive)
-    return ev.enclose(lo, hi, num, nan)
+    return ev.enclose(lo, hi, num, nan), n
 
 
 def _saturated(fmt, lo, hi, up, down, negative, positive) -> tuple:
