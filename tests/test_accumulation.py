@@ -4,7 +4,6 @@ devices of tests/accumulation_devices.py on over 10^6 outputs; exact rational ar
 or sampled summation order; the oracle inside its own bound on every case of cases/reduce.yaml) and
 sharp (the faults of the issue fall outside, on the element that has them)."""
 import itertools
-import math
 import random
 from fractions import Fraction
 
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import accumulation_devices as dev
+from exact_orders import every_order, every_sequence, round_fraction, sampled_orders
 import oracle
 from conformance import specs
 from conformance.caseset.caseload import load_paths
@@ -330,61 +330,6 @@ def test_multiply_with_a_factor_dropped_caught():
 
 # -- independent: exact rational arithmetic, every or sampled order ------------------------------------------------
 
-FORMATS = {"float32": (24, -126, 127), "float16": (11, -14, 15)}  # significand bits, least normal, greatest exponent
-
-
-def round_fraction(q, precision: str, rounding: str, flush: bool = False):
-    """q (a Fraction) rounded exactly to the format (nearest even or toward zero; subnormals kept
-    unless flush), by integer arithmetic on its numerator and denominator; an infinity stays a float."""
-    bits, least, top = FORMATS[precision]
-    if not isinstance(q, Fraction) or q == 0:
-        return q
-    num, den = abs(q.numerator), q.denominator
-    e = num.bit_length() - den.bit_length()  # 2^e <= |q| < 2^(e + 1) after the correction
-    if (num << max(0, -e)) < (den << max(0, e)):
-        e -= 1
-    k = max(e, least) - bits + 1  # the quantum 2^k
-    whole, rest = divmod(num << max(0, -k), den << max(0, k))
-    if rounding == "nearest" and (2 * rest > (den << max(0, k)) or (2 * rest == (den << max(0, k)) and whole & 1)):
-        whole += 1
-    r = Fraction(whole << max(0, k), 1 << max(0, -k))
-    if r > (2 - Fraction(1, 1 << (bits - 1))) * (1 << top):
-        r = Fraction(((1 << bits) - 1) << (top - bits + 1)) if rounding == "zero" else math.inf
-    if flush and r < Fraction(1, 1 << -least):
-        r = Fraction(0)
-    return r if q > 0 else -r
-
-
-def every_order(values, combine) -> set:
-    """Every result of every binary tree over the values (each leaf once): over subsets, exhaustively."""
-    n = len(values)
-    results = {1 << i: {v} for i, v in enumerate(values)}
-    for mask in range(1, 1 << n):
-        if mask in results:
-            continue
-        out, sub = set(), (mask - 1) & mask
-        while sub:
-            rest = mask ^ sub
-            if sub < rest:  # each split once: the operations commute
-                out |= {combine(a, b) for a in results[sub] for b in results[rest]}
-            sub = (sub - 1) & mask
-        results[mask] = out
-    return results[(1 << n) - 1]
-
-
-def sampled_orders(values, combine, rng, count) -> set:
-    """count random binary trees: two partial results chosen at random, combined, until one is left."""
-    out = set()
-    for _ in range(count):
-        work = list(values)
-        while len(work) > 1:
-            i, j = sorted(rng.sample(range(len(work)), 2))
-            b, a = work.pop(j), work.pop(i)
-            work.append(combine(a, b))
-        out.add(work[0])
-    return out
-
-
 def rational_rows(rng, dtype):
     """Rows whose sums round hardest: near-equal magnitudes, cancellation, 1 + small, subnormal-range,
     partial sums that overflow."""
@@ -447,19 +392,6 @@ def test_every_order_exactly_rounded_inside(precision, dtype, flags):
                 assert not bad, (f"{function} {dtype} in {precision} ({rounding}, flush={flush}) of {row.tolist()}: "
                                  f"results {bad[:3]} outside [{lo!r}, {hi!r}] (exact {float(exact)!r})")
 
-
-def every_sequence(leaves, combine) -> set:
-    """Every sequential order (each permutation), sharing the partial results of common prefixes."""
-    out = set()
-
-    def extend(acc, rest):
-        if not rest:
-            out.add(acc)
-        for i, v in enumerate(rest):
-            extend(combine(acc, v), rest[:i] + rest[i + 1:])
-    for i, v in enumerate(leaves):
-        extend(v, leaves[:i] + leaves[i + 1:])
-    return out
 
 
 def test_rational_rounding_is_ieee():
