@@ -112,15 +112,26 @@ def _pairwise(leaves, precision, rounding, flush, first):
 
 def _blocked(leaves, block, precision, rounding, flush, exact):
     rows, n = leaves.shape
-    partial = [_sequential(leaves[:, k:k + block], precision, rounding, flush, exact) for k in range(0, n, block)]
-    return _sequential(np.stack(partial, axis=1), precision, rounding, flush)
+    whole = n // block * block  # the full blocks summed side by side (as rows), then the last one
+    partial = [_sequential(leaves[:, :whole].reshape(-1, block), precision, rounding, flush, exact).reshape(rows, -1)] \
+        if whole else []
+    if whole < n:
+        partial.append(_sequential(leaves[:, whole:], precision, rounding, flush, exact)[:, None])
+    return _sequential(np.concatenate(partial, axis=1), precision, rounding, flush)
 
 
 def _strided(leaves, lanes, precision, rounding, flush, exact):
     rows, n = leaves.shape
     width = min(lanes, n)
-    partial = np.stack([_sequential(leaves[:, lane::lanes], precision, rounding, flush, exact)
-                        for lane in range(width)], axis=1)
+    rounds, extra = divmod(n, lanes)
+    if rounds:  # the lanes side by side (as rows), then the lanes that hold one term more add it
+        body = leaves[:, :rounds * lanes].reshape(rows, rounds, lanes).transpose(0, 2, 1).reshape(-1, rounds)
+        partial = _sequential(body, precision, rounding, flush, exact).reshape(rows, lanes)
+        if extra:
+            tail = _add(partial[:, :extra], leaves[:, rounds * lanes:], precision, rounding, flush)
+            partial = np.concatenate([tail, partial[:, extra:]], axis=1)
+    else:
+        partial = rounded(leaves, precision, rounding, flush)
     size = 1 << (width - 1).bit_length()  # the butterfly's lanes; missing lanes hold 0
     partial = np.concatenate([partial, np.zeros((rows, size - width))], axis=1)
     while partial.shape[1] > 1:
