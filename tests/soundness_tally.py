@@ -1,0 +1,51 @@
+"""The count a family's soundness tests keep (issue 26): each simulated device's outputs judged against the
+accumulation judge's intervals (conformance/judge/accumulated.interval), one judgment per device configuration
+and output, and the largest fraction of the bound a device reached (|device - exact| over the interval's
+half-width on that side), which tells whether the bound is loose. A family's last test reads the tally."""
+import numpy as np
+import pytest
+
+
+class Tally:
+    def __init__(self, family: str):
+        self.family = family
+        self.checked = {}  # label -> outputs judged
+        self.reached = {}  # label -> the largest fraction of the bound reached
+
+    def judge(self, label, allowed, values, device, exact=None, count=True, key=None):
+        """Fail (naming the device, the element, its value and interval) unless every value (float64, any
+        shape broadcastable to the interval's) lies in its acceptance set; count the judgments under label, and
+        the fraction of the bound reached under key (label unless given: a kind of data, say)."""
+        shape = np.shape(values)
+        lo, hi, num, nan = (np.broadcast_to(v, shape).reshape(-1) for v in (allowed.lo, allowed.hi, allowed.num,
+                                                                             allowed.nan))
+        values = np.asarray(values, np.float64).reshape(-1)
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(np.where(np.isnan(values), ~nan, ~(num & (values >= lo) & (values <= hi))))
+        if count:
+            self.checked[label] = self.checked.get(label, 0) + values.size
+        if exact is not None:
+            exact = np.broadcast_to(np.asarray(exact, np.float64), shape).reshape(-1)
+            with np.errstate(all="ignore"):
+                side = np.where(values >= exact, hi - exact, exact - lo)
+                fraction = np.where(np.isfinite(values) & np.isfinite(exact) & np.isfinite(side) & (side > 0),
+                                    np.abs(values - exact) / side, 0.0)
+            key = label if key is None else key
+            self.reached[key] = max(self.reached.get(key, 0.0), float(fraction.max(initial=0.0)))
+        if bad.size:
+            r = bad[0]
+            pytest.fail(f"{self.family} {label}, device {device}: {bad.size} of {values.size} outputs outside the "
+                        f"interval; output {r} gave {values[r]!r}, expected within [{lo[r]!r}, {hi[r]!r}] (NaN "
+                        f"allowed: {bool(nan[r])})" + (f", exact {exact[r]!r}" if exact is not None else ""))
+
+    def total(self) -> int:
+        return sum(self.checked.values())
+
+    def report(self, minimum: int = 10 ** 6) -> str:
+        """The line the family's counting test prints; fails below minimum judged outputs."""
+        total = self.total()
+        line = (f"{self.family}: outputs judged {total} ({self.checked}); the largest fraction of the bound "
+                f"reached: { {k: round(v, 3) for k, v in self.reached.items()} }")
+        print(line)
+        assert total >= minimum, f"{self.family}: expected at least {minimum} outputs judged, came {total}"
+        return line
