@@ -5,7 +5,10 @@ of summation a device (or a vendor's metacommand) may choose.
 The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Numerical Algorithms,
 2nd ed., 2002, sections 3.1-3.4):
 - a sum of n terms in any order, each add within u relatively: |s' - s| <= gamma(n - 1) * sum |t_i|,
-  gamma(k) = k u / (1 - k u); a sum of n products (Dot): gamma(n) (a fused mad lies inside);
+  gamma(k) = k u / (1 - k u); a sum of n products (Dot): gamma(n) (a fused mad lies inside); a term
+  the device may add into the same accumulator (a Dot's addend: CONVOLUTION's bias, GEMM's Beta * C,
+  which a kernel may start its accumulator with) is one more term: gamma(n + 1) over the magnitudes
+  with it (added after the sum, u |S + b| alone would miss the n roundings of partial sums near b);
 - u: float32 2^-23 (Direct3D lets float32 add and mul truncate), float16 2^-11 (nearest even);
   a float16 tensor is summed in float32 unless the case's ExecutionFlags allow half precision,
   where float16 summation is allowed too (the union of both);
@@ -38,6 +41,8 @@ from conformance.specs.accumulation import Dot, Extreme, Product, Sum, Then, gam
 ERROR_MODEL = (
     ("sum of n terms, any order", "|s' - s| <= gamma(n - 1) * sum |t_i|, gamma(k) = k u / (1 - k u)"),
     ("sum of n products, any order", "|s' - s| <= gamma(n) * sum |a_i b_i| (fused mad inside)"),
+    ("a term added into the products' sum", "a bias or Beta * C a device may start the accumulator with: one more "
+                                            "term, gamma(n + 1) * (sum |a_i b_i| + |b|)"),
     ("product of n factors", "|p' - p| <= gamma(n - 1) * |p|; 0 where a partial product may underflow"),
     ("u", "float32 2^-23 (truncation allowed); float16 2^-11, only with ALLOW_HALF_PRECISION_COMPUTATION"),
     ("denormals", "float32 may flush on each operation (2^-126 each); float16 keeps them (2^-25 each)"),
@@ -177,9 +182,8 @@ def _saturated(fmt, lo, hi, up, down, negative, positive) -> tuple:
 def _dot(step, ev, inputs, params) -> Values:
     fmt = ev.fmt
     u, largest = unit_roundoff(fmt), float(np.finfo(fmt.dtype).max)
-    exact = np.asarray(step.exact(inputs, params), dtype=np.float64)
-    magnitude = np.asarray(step.magnitude(inputs, params), dtype=np.float64)
-    n = np.asarray(step.count(inputs, params), dtype=np.float64)
+    exact, magnitude = _terms(step, inputs, params)
+    n = np.asarray(step.count(inputs, params), dtype=np.float64) + (step.addend is not None)
     factors = max((float(np.nanmax(np.abs(np.where(np.isfinite(x), x, 0.0)), initial=0.0))
                    for x in map(np.asarray, inputs) if x.dtype.kind == "f"), default=0.0)
     step_abs = _underflow_step(fmt)
@@ -199,6 +203,16 @@ def _dot(step, ev, inputs, params) -> Values:
                         (finite_exact - finite_magnitude) / 2 - radius, (finite_magnitude + finite_exact) / 2 + radius)
     lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
     return ev.enclose(lo, hi, ~np.isnan(exact), nan)
+
+
+def _terms(step, inputs, params) -> tuple:
+    """The Dot's float64 sums and sums of magnitudes, its addend (one more term) included."""
+    exact = np.asarray(step.exact(inputs, params), dtype=np.float64)
+    magnitude = np.asarray(step.magnitude(inputs, params), dtype=np.float64)
+    if step.addend is None:
+        return exact, magnitude
+    extra = np.asarray(step.addend(inputs, params), dtype=np.float64)
+    return exact + extra, magnitude + np.abs(extra)
 
 
 def _flushed_times_infinite(step, inputs, params, fmt):
@@ -225,8 +239,7 @@ def _finite_products(step, inputs, params, exact, magnitude) -> tuple:
     if all(x.dtype.kind != "f" or np.isfinite(x).all() for x in arrays):
         return np.where(np.isfinite(exact), exact, 0.0), np.where(np.isfinite(magnitude), magnitude, 0.0)
     kept = tuple(np.where(np.isfinite(x), x, 0) if x.dtype.kind == "f" else x for x in arrays)
-    return (np.asarray(step.exact(kept, params), dtype=np.float64),
-            np.asarray(step.magnitude(kept, params), dtype=np.float64))
+    return _terms(step, kept, params)
 
 
 def _product(step, ev, t: Values, params) -> Values:

@@ -9,9 +9,11 @@ names its result, which later steps read as input_(name), broadcast against the 
 - Sum(name, term, reduce): term, a formula in primitives (conformance/specs/primitives.py) of the
   input elements, evaluated per element; then summed by reduce(array) -> the sums (keeping the
   reduced axes as size 1, so that later steps broadcast), in any order a device chooses.
-- Dot(name, exact, magnitude, count): a sum of exact products that only a float64 routine affords
+- Dot(name, exact, magnitude, count, addend): a sum of exact products that only a float64 routine affords
   (GEMM, CONVOLUTION): (inputs, params) -> the float64 sums, the sums of the products' magnitudes,
-  and the number of products per sum (arrays broadcastable to the step's shape).
+  and the number of products per sum (arrays broadcastable to the step's shape); addend: a term the
+  device may add into the same accumulator (CONVOLUTION's bias, GEMM's Beta * C), first, last or
+  between: one more term of the sum.
 - Product(name, term, reduce): term's values multiplied together by reduce (np.multiply.reduce's
   shape), in any order.
 - Extreme(name, term, reduce, largest): the maximum (largest) or minimum of term's values, Direct3D's
@@ -44,6 +46,9 @@ class Dot:
     # coordinates): (inputs, params) -> how far the exact sum may move over the coefficients' possible values
     # (a half-width, added to the bound); None: the coefficients are exact inputs
     spread: Callable | None = None
+    # (inputs, params) -> a term a device may start the accumulator with or add into it anywhere (a bias, Beta * C),
+    # as one more term of the sum (the step's result includes it); None: the sum is of the products alone
+    addend: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,8 @@ def steps_text(steps) -> str:
         elif isinstance(step, Extreme):
             said.append(f"{step.name} = {'max' if step.largest else 'min'} of {render(lift(step.term))}")
         elif isinstance(step, Dot):
-            said.append(f"{step.name} = sum of products")
+            said.append(f"{step.name} = sum of products" + (" and one more term (the accumulator started with it)"
+                                                            if step.addend is not None else ""))
         else:
             said.append(f"{step.name} = {render(lift(step.formula))}")
     return "; ".join(said)

@@ -54,11 +54,25 @@ def _count(inputs, params):
     return convolving.taps_per_output(np.shape(inputs[1]), np.shape(inputs[0])[1], int(params.get("GroupCount") or 1))
 
 
+def _bias(inputs, params):
+    """The bias over the output (0 in the output padding), the term a device may start its accumulator with."""
+    return output_padded(np.broadcast_to(np.asarray(inputs[2], np.float64), np.shape(convolution(inputs, params))),
+                         params)
+
+
 def accumulation(params) -> tuple:
-    """S, the sum of products; then S + Bias (0 in the output padding); then the fused activation's own formula
-    of that (the sum as the unfused layer's tensor holds it, or as the fused shader keeps it: stored)."""
-    total = input_("S") + input_("Bias") if params.get("BiasTensor") != ABSENT else input_("S")
-    steps = (Dot("S", _sums, _magnitudes, _count),)
+    """S, the sum of products; then S + Bias (0 in the output padding), or the bias as one more term of S (a device
+    may start its accumulator with it); then the fused activation's own formula of that (the sum as the unfused
+    layer's tensor holds it, or as the fused shader keeps it: stored)."""
+    biased = params.get("BiasTensor") != ABSENT
+    methods = [(Dot("S", _sums, _magnitudes, _count), input_("S") + input_("Bias") if biased else input_("S"))]
+    if biased:
+        methods.append((Dot("S", _sums, _magnitudes, _count, addend=_bias), input_("S")))
+    return tuple(_finished(dot, total, params) for dot, total in methods)
+
+
+def _finished(dot, total, params) -> tuple:
+    steps = (dot,)
     if any(params.get("OutputPadding") or ()):  # the padding's zeros, where a Dot of no products (1 or 0) says
         steps += (Dot("Inside", _inside, _none, _none),)
         total = select(eq(input_("Inside"), 0.0), 0.0, total)
@@ -66,7 +80,7 @@ def accumulation(params) -> tuple:
     if value is not None:
         _, fields = fused.split(value)
         total = substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), stored(total))
-    return (steps + (Then("Output", total),),)
+    return steps + (Then("Output", total),)
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
@@ -162,6 +176,9 @@ SPEC = OperatorSpec(
     notes=("Judged by a sum of n products within gamma(n) * sum |products| in any order (n = the group's input "
            "channels times the filter's taps: the products a device may sum, padding's zeros included), the bias "
            "added and the fused activation applied with Direct3D's accuracy (conformance specs CONVOLUTION).",
+           "The bias may be added after the sum or start the accumulator: then it is one more term of the sum, "
+           "gamma(n + 1) over sum |products| + |bias| (a bound of the add after the sum alone misses the n roundings "
+           "of partial sums near the bias): the union.",
            "float16 is summed in float32 unless the case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
            "The page gives no formula: the sums are ONNX Conv's and ConvTranspose's (the page's mode table: "
            "CONVOLUTION flips the filter relative to CROSS_CORRELATION in both directions). BACKWARD's FilterTensor "

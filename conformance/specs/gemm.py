@@ -35,11 +35,12 @@ def has_c(params) -> bool:
     return params.get("CTensor", PRESENT) != ABSENT
 
 
-def gemm_formula(params, alpha_folded: bool = False):
+def gemm_formula(params, alpha_folded: bool = False, c_summed: bool = False):
     """Alpha * S + Beta * C (C absent: 0, Beta ignored), then the activation with it as its input (as
-    the unfused GEMM's output tensor holds it, or as a fused shader keeps it). alpha_folded: S holds Alpha."""
+    the unfused GEMM's output tensor holds it, or as a fused shader keeps it). alpha_folded: S holds Alpha;
+    c_summed: S holds Beta * C too (the accumulator started with it)."""
     total = input_("S") if alpha_folded else float_param(params.get("Alpha", 1.0)) * input_("S")
-    if has_c(params):
+    if has_c(params) and not c_summed:
         total = total + float_param(params.get("Beta", 1.0)) * input_("C")
     value = params.get("FusedActivation")
     if value is None:
@@ -48,19 +49,28 @@ def gemm_formula(params, alpha_folded: bool = False):
     return substitute(fused.formula(value, {k: float_param(v) for k, v in fields.items()}), stored(total))
 
 
-def _folded(params):
+def _beta_c(inputs, params):
+    """Beta * C, the term a device may start its accumulator with."""
+    return float_param(params.get("Beta", 1.0)) * np.asarray(inputs[2], np.float64)
+
+
+def _folded(params, addend=None):
     """The products of Alpha * a and b: each Alpha * a rounded once more (a Dot of K + 1 roundings)."""
     alpha = float_param(params.get("Alpha", 1.0))
     return Dot("S", lambda inputs, p: alpha * _dot(inputs, p), lambda inputs, p: abs(alpha) * _magnitude(inputs, p),
-               lambda inputs, p: _count(inputs, p) + 1)
+               lambda inputs, p: _count(inputs, p) + 1, addend=addend)
 
 
 def accumulation(params) -> tuple:
-    """Alpha applied to the sum, or (Alpha not 1) folded into A's elements first: either is the page's formula."""
+    """Alpha applied to the sum, or (Alpha not 1) folded into A's elements first: either is the page's formula;
+    Beta * C added after the sum, or (Alpha 1 or folded) the accumulator started with it (one more term)."""
     plain = (Dot("S", _dot, _magnitude, _count), Then("Output", gemm_formula(params)))
-    if float_param(params.get("Alpha", 1.0)) == 1.0:
-        return (plain,)
-    return plain, (_folded(params), Then("Output", gemm_formula(params, alpha_folded=True)))
+    one = float_param(params.get("Alpha", 1.0)) == 1.0
+    methods = (plain,) if one else (plain, (_folded(params), Then("Output", gemm_formula(params, alpha_folded=True))))
+    if not has_c(params):
+        return methods
+    summed = Dot("S", _dot, _magnitude, _count, addend=_beta_c) if one else _folded(params, addend=_beta_c)
+    return methods + ((summed, Then("Output", gemm_formula(params, alpha_folded=True, c_summed=True))),)
 
 
 def ulp_tolerance(input_shapes, params, dtype) -> int:
@@ -175,6 +185,9 @@ SPEC = OperatorSpec(
            "float16 is summed in float32 unless the case's ExecutionFlags hold ALLOW_HALF_PRECISION_COMPUTATION.",
            "Alpha may be applied to the sum or folded into A first (each Alpha * a rounded: K + 1 roundings per "
            "product): the union of both.",
+           "Beta * C may be added after the sum or start the accumulator (Alpha 1, or folded into A): then it is one "
+           "more term of the sum, gamma(K + 1) over sum |a b| + |Beta C| (a bound of the add after the sum alone "
+           "misses the K roundings of partial sums near Beta * C): the union.",
            "The fused activation: the GEMM's result as the unfused GEMM's output tensor holds it (the oracle: "
            "rounded to the type, then the activation's oracle), or as a fused shader keeps it (the d3d formula).",
            "Alpha and Beta: the page gives no default; ONNX Gemm's 1.0 where a case leaves them unset. C's Sizes "
