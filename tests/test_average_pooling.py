@@ -1,8 +1,9 @@
 """AVERAGE_POOLING, AVERAGE_POOLING1, LP_POOLING, LP_POOLING1 and QUANTIZED_LINEAR_AVERAGE_POOLING: the oracle
 against hand-computed windows, every case through the oracle (inside its own bound) and ONNX Runtime's CPU
-provider, and the judge's window sums: simulated devices summing each window the legal ways pass on 10^5
-outputs, while an average that counts the padding when told not to, float16 summed in half without the
-permission, and a quantized average that forgets a zero point, fail."""
+provider, and the judge's window sums sound (issue 26): simulated devices summing each window every legal way
+(tests/accumulation_devices.py) pass on over 10^6 counted outputs of uniform, cancelling, wide and denormal data,
+and every order in exact rational arithmetic lands inside; while an average that counts the padding when told
+not to, float16 summed in half without the permission, and a quantized average that forgets a zero point, fail."""
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 import oracle
 from accumulation_devices import devices, rounded, store, sum_rows
+from exact_orders import every_order, round_fraction, sampled_orders
 from soundness_tally import Tally
 from conformance import backends, statuses
 from conformance.caseset.caseload import load_file
@@ -195,6 +197,94 @@ def test_float16_devices_inside(label, op, params, shape):
         for device in pool_devices(op, params, "float16"):
             TALLY.judge(label + " float16 in half", half, pooled(op, x64, params, *device[:4], "float16", scaled=device[4]),
                         ("float16", kind, *device, HALF))
+
+
+# -- independent: exact rational arithmetic, every or sampled order ------------------------------------------------
+
+def rational_image(rng, kind, shape):
+    """uniform in [-1, 1]; cancel: +-1000 alternating, plus up to 1 (a 2x2 window's sum near 0 from large terms);
+    tiny: the float32 denormal border (2^-125 times [-3, 3]), where flushing matters."""
+    if kind == "uniform":
+        return rng.uniform(-1, 1, shape).astype(np.float32)
+    if kind == "cancel":
+        signs = (-1.0) ** np.add.outer(np.arange(shape[2]), np.arange(shape[3]))
+        return (1000 * signs + rng.uniform(-1, 1, shape)).astype(np.float32)
+    return (rng.uniform(-3, 3, shape) * 2.0 ** -125).astype(np.float32)
+
+
+RATIONAL_POOLS = (
+    ("AVERAGE_POOLING", {"Strides": [1, 1], "WindowSize": [2, 2], "StartPadding": [1, 1], "EndPadding": [1, 1],
+                         "IncludePadding": 0}, (1, 1, 4, 4)),
+    ("AVERAGE_POOLING", {"Strides": [1, 1], "WindowSize": [2, 2], "StartPadding": [1, 1], "EndPadding": [1, 1],
+                         "IncludePadding": 1}, (1, 1, 4, 4)),
+    ("AVERAGE_POOLING", {**PADDED, "IncludePadding": 0}, (1, 1, 4, 4)),
+    ("AVERAGE_POOLING", {**PADDED, "IncludePadding": 1}, (1, 1, 4, 4)),
+    ("LP_POOLING", {"Strides": [1, 1], "WindowSize": [2, 2], "StartPadding": [1, 1], "EndPadding": [1, 1], "P": 2},
+     (1, 1, 4, 4)),
+    ("LP_POOLING", {**PADDED, "P": 2}, (1, 1, 4, 4)),
+)
+
+
+def test_every_order_exactly_rounded_inside():
+    """AVERAGE (the padding counted or not) and LP with P = 2 over windows of 1 to 9 taps, in exact rational
+    arithmetic with each operation rounded once (to nearest or toward zero; float32 denormals flushed or kept):
+    every binary tree of a window of at most 5 terms, 30 random trees beyond; the terms divided (AVERAGE), or each
+    tap times 1/size first (padding counted), or squared (rounded, or exact as a mad adds it) and the root taken
+    (LP); the division's and sqrt's possible values are the ends of their Direct3D intervals
+    (conformance/judge/intervals.py). Every result, and the exact rational one, inside the judge's interval."""
+    from conformance.judge.intervals import interval as elementwise
+    from conformance.specs.primitives import X, sqrt
+    rng, sample = np.random.default_rng(12), random.Random(12)
+    judged = 0
+
+    def ends(formula, value):
+        """The ends of the Direct3D interval of formula at value (a float32)."""
+        got = elementwise(formula, np.array([float(value)]), "float32")
+        return float(got.lo[0]), float(got.hi[0])
+
+    for op, params, shape in RATIONAL_POOLS:
+        lp, counted = op.startswith("LP"), bool(params.get("IncludePadding"))
+        size = int(np.prod(params["WindowSize"]))
+        for kind in ("uniform", "cancel", "tiny"):
+            x = rational_image(rng, kind, shape)
+            allowed = interval(get(op), (x,), params, "float32")
+            index, valid = taps(x.shape, params)
+            for at in np.ndindex(valid.shape[:-1]):
+                lo, hi = float(allowed.lo[at]), float(allowed.hi[at])
+                leaves = [Fraction(float(x[tuple(i[at][k] for i in index)])) for k in np.flatnonzero(valid[at])]
+                n = len(leaves)
+                exact = sum(v * v for v in leaves) if lp else sum(leaves) / (size if counted else n)
+                if lp:
+                    assert lo * lo <= exact <= hi * hi and lo >= 0, f"{op} {params} at {at}: exact root outside"
+                else:
+                    assert lo <= exact <= hi, f"{op} {params} at {at}: exact {float(exact)!r} outside [{lo!r}, {hi!r}]"
+                for rounding, flush in [(r, f) for r in ("nearest", "zero") for f in (False, True)]:
+                    def r(v):
+                        return round_fraction(v, "float32", rounding, flush)
+                    terms = [r(v) for v in leaves]  # a flushing device flushes its operands
+                    ways = []  # (the leaves of a tree, the formula after the sum, its divisor)
+                    if lp:
+                        ways += [([r(v * v) for v in terms], sqrt(X)), ([v * v for v in terms], sqrt(X))]
+                    else:
+                        ways.append((terms, X / float(size if counted else n)))
+                        if counted:
+                            ways.append(([r(v * r(Fraction(1, size))) for v in terms], None))
+                    for tree_leaves, after in ways:
+                        def combine(a, b):
+                            return r(a + b)
+                        sums = every_order(tree_leaves, combine) if n <= 5 else \
+                            sampled_orders(tree_leaves, combine, sample, 30)
+                        if n == 1:
+                            sums = {r(tree_leaves[0])}
+                        for total in sums:
+                            got = (float(total),) * 2 if after is None else ends(after, total)
+                            assert lo <= got[0] and got[1] <= hi, \
+                                (f"{op} {params} {kind} at {at} ({rounding}, flush={flush}): a device's sum "
+                                 f"{float(total)!r} gave [{got[0]!r}, {got[1]!r}], expected within [{lo!r}, {hi!r}] "
+                                 f"(exact {float(exact)!r})")
+                    judged += 1
+    print(f"pooling: {judged} outputs x roundings checked in exact rationals")
+    assert judged >= 400
 
 
 def test_a_million_outputs_judged_and_the_bound_reached():
