@@ -4,6 +4,8 @@ provider, and the judge's window sums sound (issue 26): simulated devices summin
 (tests/accumulation_devices.py) pass on over 10^6 counted outputs of uniform, cancelling, wide and denormal data,
 and every order in exact rational arithmetic lands inside; while an average that counts the padding when told
 not to, float16 summed in half without the permission, and a quantized average that forgets a zero point, fail."""
+import random
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
