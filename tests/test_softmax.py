@@ -1,8 +1,10 @@
 """ACTIVATION_SOFTMAX, LOG_SOFTMAX, HARDMAX and their "1" versions: the oracle against the pages (HARDMAX1's
 examples; the "1" pages' remark that Axes {DimensionCount - 1} is the original), the sound judge against
-simulated devices (float32 summed sequentially and pairwise, float16 with float32 sums, float16 summed in
-half with the permission: pass; softmax without the maximum subtracted at logits up to 1e4, float16
-summed in half without the permission: caught), hardmax's one-hot judge (the first of ties exact, NaN
+simulated devices (issue 26: every order and rounding of tests/accumulation_devices.py, flush, exp, rcp
+and log anywhere in their d3d intervals, float16 computed in float32 and stored either way, float16
+computed in half with the permission: pass, on over 10^6 outputs; exact rational arithmetic over every
+or sampled order; softmax without the maximum subtracted at logits up to 1e4, float16 summed in half
+without the permission: caught), hardmax's one-hot judge (the first of ties exact, NaN
 wide), every case through the oracle and ONNX Runtime's CPU provider, and the shapes refused at load."""
 import math
 from pathlib import Path
@@ -10,12 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import accumulation_devices as dev
 import oracle
 from conformance import backends, statuses
 from conformance.caseset.caseload import CaseFileError, load_file
 from conformance.judge.entry import compare_case
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
+from conformance.judge.accumulated import interval
+from conformance.judge.intervals import FLOAT16, FLOAT32, Evaluator, Values
+from conformance.specs import get as get_spec
+from conformance.specs.primitives import X, exp, log, rcp
 
 CASE_FILES = Path(__file__).resolve().parent.parent / "cases"
 OPERATORS = ("ACTIVATION_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_LOG_SOFTMAX1",
@@ -76,44 +83,184 @@ def test_the_oracle_takes_the_first_of_equal_maxima_over_axes_counted_row_major(
 
 
 # ---- the sound judge against simulated devices ----------------------------------------------------------
-def device(x, summed, log=False, carried=np.float32, axis=-1):
-    """exp(x - max) / S or x - max - log(S), each step in `carried`, S by `summed` (the order)."""
-    xs = x.astype(carried)
-    shifted = (xs - np.max(xs, axis=axis, keepdims=True)).astype(carried)
-    e = np.exp(shifted).astype(carried)
-    s = summed(np.moveaxis(e, axis, -1))[..., None]
-    s = np.moveaxis(s, -1, axis)
-    out = shifted - np.log(s).astype(carried) if log else e / s
-    return out.astype(x.dtype)
+# A device: m the row's maximum (exact), d = x - m rounded, exp(d) any value of its d3d interval (TRANSCENDENTAL:
+# the exact value rounded to nearest or toward zero, the interval's low or high end, or either end element by
+# element), S summed in an order of accumulation_devices, then exp(d) / S (divided, or times rcp(S) with rcp
+# picked as exp is) or d - log(S) (log picked alike), every operation rounded once.
+TRANSCENDENTAL = ("nearest", "zero", "low", "high", "mixed")
+SOFTMAXES = ("ACTIVATION_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_LOG_SOFTMAX1")
+FORMATS = {"float32": FLOAT32, "float16": FLOAT16}
+CHECKED = {}  # operator -> outputs judged by the soundness tests (device configuration x output)
+REACHED = {}  # (operator, whether exp and the last step were rounded once from the exact value, not picked at an end
+# of their intervals) -> the largest |device - exact| / the interval's half-width on that side (float32)
+ROUNDED_ONCE = ("nearest", "zero", "divide")
 
 
-SEQUENTIAL = lambda e: np.cumsum(e, axis=-1, dtype=e.dtype)[..., -1]  # noqa: E731
-PAIRWISE = lambda e: np.sum(e, axis=-1, dtype=e.dtype)  # noqa: E731 (numpy's pairwise summation)
-BLOCKED = lambda e: SEQUENTIAL(np.stack([np.sum(b, axis=-1, dtype=e.dtype)  # noqa: E731
-                                         for b in np.array_split(e, max(1, e.shape[-1] // 64), axis=-1)], -1))
+def picked(formula, values, pick, precision, rounding, flush):
+    """formula (exp, log or rcp of X) at each value as a device may compute it: one value of the d3d model's
+    interval (conformance/judge/intervals.py), or the float64 value rounded once; non-finite values exactly."""
+    with np.errstate(all="ignore"):
+        exact = {"exp": np.exp, "log": np.log, "rcp": np.reciprocal}[formula](values)
+    if pick in ("nearest", "zero"):
+        return dev.rounded(exact, precision, pick, flush)
+    ends = Evaluator(FORMATS[precision]).evaluate({"exp": exp(X), "log": log(X), "rcp": rcp(X)}[formula],
+                                                  Values.points(np.where(np.isfinite(values), values, 1.0)))
+    if pick == "mixed":
+        chosen = np.where(np.random.default_rng(values.size).integers(0, 2, values.shape) == 1, ends.hi, ends.lo)
+    else:
+        chosen = ends.lo if pick == "low" else ends.hi
+    return np.where(np.isfinite(values) & np.isfinite(exact), chosen, dev.rounded(exact, precision, "nearest"))
 
 
-@pytest.mark.parametrize("op, log", [("ACTIVATION_SOFTMAX", False), ("ACTIVATION_LOG_SOFTMAX", True)])
-def test_correct_float32_devices_pass_on_a_hundred_thousand_outputs_of_random_rows(tmp_path, op, log):
-    rng = np.random.default_rng(26)
-    x = np.concatenate([rng.uniform(-30, 30, (100, 500)), rng.normal(0, 3, (100, 500))]).astype(np.float32)
-    x[7, :] = 0.0  # equal logits: every output 1/500
-    x[9, 3] = 1e4  # one dominant logit
-    case = one_case(tmp_path, op, "float32", x.shape)
-    for summed in (SEQUENTIAL, PAIRWISE, BLOCKED):
-        assert x.size >= 10 ** 5 and d3d_failed(case, x, device(x, summed, log)) == 0
+def device(x, log_softmax, order="sequential", rounding="nearest", flush=False, exp_pick="nearest", last="divide",
+           precision="float32"):
+    """A simulated device's softmax (log_softmax) over axis 1 of x (float64 values of the tensor type), in
+    precision; last: "divide" (exp(d) / S rounded once) or a TRANSCENDENTAL pick of rcp(S) (log(S))."""
+    def r(v):
+        return dev.rounded(v, precision, rounding, flush)
+    with np.errstate(all="ignore"):
+        x = np.where(np.abs(x) < np.finfo(precision).smallest_normal, 0.0, x) if flush else x
+        d = r(x - np.fmax.reduce(x, axis=1, keepdims=True))
+        e = picked("exp", d, exp_pick, precision, rounding, flush)
+        s = dev.sum_rows(e, order, precision, rounding, flush=flush)[:, None]
+        if log_softmax:
+            return r(d - picked("log", s, "nearest" if last == "divide" else last, precision, rounding, flush))
+        if last == "divide":
+            return r(e / s)
+        return r(e * picked("rcp", s, last, precision, rounding, flush))
 
 
-@pytest.mark.parametrize("op, log", [("ACTIVATION_SOFTMAX1", False), ("ACTIVATION_LOG_SOFTMAX1", True)])
-def test_float16_passes_summed_in_float32_or_in_half_where_allowed_and_is_caught_in_half_without(tmp_path, op,
-                                                                                                  log):
-    x = np.random.default_rng(11).uniform(-2, 2, (6, 4000)).astype(np.float16).T  # softmax along axis 0
-    plain = one_case(tmp_path, op, "float16", x.shape, "Axes: {array: [0]}")
-    allowed = one_case(tmp_path, op, "float16", x.shape, "Axes: {array: [0]}", flags=HALF)
-    in_float32, in_half = device(x, SEQUENTIAL, log, axis=0), device(x, SEQUENTIAL, log, np.float16, axis=0)
-    assert d3d_failed(plain, x, in_float32) == 0 and d3d_failed(allowed, x, in_float32) == 0
-    assert d3d_failed(allowed, x, in_half) == 0
-    assert d3d_failed(plain, x, in_half) > x.size // 2, "float16 sums of 4000 terms without the permission"
+def configurations(precision):
+    """(order, rounding, flush, exp's pick, the last step's) of every device simulated: each order and rounding
+    of accumulation_devices.devices, the picks cycling through TRANSCENDENTAL and the division."""
+    last = ("divide",) + TRANSCENDENTAL
+    return [(order, rounding, flush, TRANSCENDENTAL[k % 5], last[k % 6])
+            for k, (order, rounding, _, flush) in enumerate(dev.devices(precision))]
+
+
+def logits(rng, n, rows, kind, dtype):
+    """rows x n logits: uniform in [-30, 30], every 16th row with a NaN, +inf, -inf, or both infinities;
+    huge: in [-1e4, 1e4]; near: 1e4 less [0, 30] (coarse float32 steps); dominant: one at 0, the rest in
+    [-30, -15] (S just above 1, log-softmax near 0); tiny: the rest in [-104, -80] (exp(d) in float32's
+    denormals; float16: [-17, -8])."""
+    if kind == "uniform":
+        x = rng.uniform(-30, 30, (rows, n))
+        x[0::16, 0], x[1::16, -1], x[2::16, n // 2] = np.nan, np.inf, -np.inf
+        x[3::16, 0], x[3::16, -1] = np.inf, -np.inf
+    elif kind == "huge":
+        x = rng.uniform(-1e4, 1e4, (rows, n))
+    elif kind == "near":
+        x = 1e4 - rng.uniform(0, 30, (rows, n))
+    else:
+        low, high = {"dominant": (-30, -15), "tiny": (-104, -80) if dtype == "float32" else (-17, -8)}[kind]
+        x = rng.uniform(low, high, (rows, n))
+        x[np.arange(rows), rng.integers(0, n, rows)] = 0.0
+    with np.errstate(over="ignore"):
+        return x.astype(dtype)
+
+
+LENGTHS = ((3, 600), (8, 300), (33, 80), (100, 30), (300, 8))
+LOGITS = ("uniform", "huge", "near", "dominant", "tiny")
+
+
+def batches(seed, dtype):
+    rng = np.random.default_rng(seed)
+    for n, rows in LENGTHS:
+        yield np.concatenate([logits(rng, n, rows, kind, dtype) for kind in LOGITS])
+
+
+def judged_as(op, x, flags="NONE"):
+    """(the op's input, its params, the interval as rows x n): "1" versions along axis 0 of the transposed
+    rows (Axes [0]), the others along the last axis."""
+    spec = get_spec(op)
+    one = op.endswith("1")
+    params = {**spec.defaults(), "ExecutionFlags": flags, **({"Axes": [0]} if one else {})}
+    given = x.T if one else x
+    allowed = interval(spec, (given,), params, x.dtype.name)
+    exact = oracle.reference(op, given, x.dtype.name, **({"Axes": [0]} if one else {}))
+    if one:
+        allowed = Values(allowed.lo.T, allowed.hi.T, allowed.num.T, allowed.nan.T)
+        exact = exact.T
+    return allowed, exact
+
+
+def outside(allowed, values):
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(values), ~allowed.nan, ~(allowed.num & (values >= allowed.lo) & (values <= allowed.hi)))
+
+
+def assert_inside(op, x, allowed, values, configuration, exact=None, checked=True):
+    bad = np.argwhere(outside(allowed, values))
+    if checked:
+        CHECKED[op] = CHECKED.get(op, 0) + values.size
+    if exact is not None:
+        with np.errstate(all="ignore"):
+            side = np.where(values >= exact, allowed.hi - exact, exact - allowed.lo)
+            wide = side >= 8 * np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+            fraction = np.where(np.isfinite(values) & np.isfinite(exact) & wide, np.abs(values - exact) / side, 0.0)
+        key = (op, configuration[3] in ROUNDED_ONCE and configuration[4] in ROUNDED_ONCE)
+        REACHED[key] = max(REACHED.get(key, 0.0), float(fraction.max()))
+    if bad.size:
+        r, c = bad[0]
+        pytest.fail(f"{op} {x.dtype} n={x.shape[1]}, device {configuration}: {len(bad)} of {values.size} outputs "
+                    f"outside the interval; row {r} (logits {x[r, :5].tolist()}...) element {c} gave {values[r, c]!r}, "
+                    f"expected within [{allowed.lo[r, c]!r}, {allowed.hi[r, c]!r}] (nan allowed: "
+                    f"{bool(allowed.nan[r, c])})")
+
+
+@pytest.mark.parametrize("op", SOFTMAXES)
+def test_correct_float32_devices_pass(op):
+    """Every simulated float32 device (each order, rounding and flush; exp, rcp and log anywhere in their
+    intervals) inside every output's interval, on every kind of logits; and on rows of 2^16 terms (the orders
+    rounding to nearest, pairwise truncating)."""
+    log_softmax = "LOG" in op
+    for x in batches(1, "float32"):
+        allowed, exact = judged_as(op, x)
+        x64 = x.astype(np.float64)
+        for configuration in configurations("float32"):
+            assert_inside(op, x, allowed, device(x64, log_softmax, *configuration), configuration, exact)
+    x = np.random.default_rng(2).uniform(-30, 30, (2, 1 << 16)).astype(np.float32)
+    x[1, ::2] -= 60  # half the terms' exp near float32's denormals
+    allowed, exact = judged_as(op, x)
+    for order, rounding in [(order, "nearest") for order in dev.ORDERS] + [("pairwise", "zero")]:
+        configuration = (order, rounding, False, "mixed", "high")
+        assert_inside(op, x, allowed, device(x.astype(np.float64), log_softmax, *configuration), configuration, exact)
+
+
+@pytest.mark.parametrize("op", SOFTMAXES)
+def test_float16_passes_summed_in_float32_or_in_half_where_allowed_and_is_caught_in_half_without(op):
+    """float16 logits computed in float32 and stored either way: inside with and without the flag; computed in
+    float16 (every operation to nearest, exp, rcp and log with float16's accuracy): inside with
+    ALLOW_HALF_PRECISION_COMPUTATION; and without it, caught over rows of 4000 terms."""
+    log_softmax = "LOG" in op
+    for x in batches(3, "float16"):
+        (plain, exact), (half, _) = judged_as(op, x), judged_as(op, x, HALF)
+        x64 = x.astype(np.float64)
+        for configuration in configurations("float32")[::2]:
+            computed = device(x64, log_softmax, *configuration)
+            for stored in dev.ROUNDINGS:
+                values = dev.store(computed, "float16", stored).astype(np.float64)
+                assert_inside(op, x, plain, values, ("float32", *configuration, "stored", stored))
+                assert_inside(op, x, half, values, ("float32", *configuration, "stored", stored, HALF), checked=False)
+        for configuration in configurations("float16"):
+            values = device(x64, log_softmax, *configuration, precision="float16")
+            assert_inside(op, x, half, values, ("float16", *configuration, HALF))
+    x = np.random.default_rng(11).uniform(-2, 2, (6, 4000)).astype(np.float16)
+    (plain, _), (half, _) = judged_as(op, x), judged_as(op, x, HALF)
+    in_half = device(x.astype(np.float64), log_softmax, precision="float16")
+    assert_inside(op, x, half, in_half, ("float16", "sequential", HALF), checked=False)
+    assert outside(plain, in_half).sum() > x.size // 2, "float16 sums of 4000 terms without the permission"
+
+
+def test_a_million_outputs_judged_and_the_bound_reached():
+    """The soundness tests above judged at least 10^6 outputs of the softmax family (run with them), and the
+    largest fraction of the bound a float32 device reached."""
+    if len(CHECKED) < len(SOFTMAXES) or len(REACHED) < 2 * len(SOFTMAXES):
+        pytest.skip("run with the soundness tests of this file")
+    total = sum(CHECKED.values())
+    reached = {f"{op}{'' if once else ' (ends of exp, rcp, log)'}": round(v, 3) for (op, once), v in REACHED.items()}
+    print(f"softmax outputs judged: {total} ({CHECKED}); the largest fraction of the bound reached: {reached}")
+    assert total >= 10 ** 6, f"expected at least 10^6 outputs judged, came {total}: {CHECKED}"
 
 
 @pytest.mark.parametrize("op, log", [("ACTIVATION_SOFTMAX", False), ("ACTIVATION_LOG_SOFTMAX", True)])
@@ -128,14 +275,14 @@ def test_a_device_that_does_not_subtract_the_maximum_is_caught_at_logits_up_to_1
     wrong = np.argwhere(~np.isfinite(naive)).tolist()  # all but exp(-1e4) / inf = 0, which is right
     assert comparison.d3d["failed"] == len(wrong) >= 7, comparison.d3d["worst"]
     assert sorted(w["index"] for w in comparison.d3d["worst"]) == wrong[:len(comparison.d3d["worst"])]
-    assert d3d_failed(case, x, device(x, SEQUENTIAL, log)) == 0
+    assert d3d_failed(case, x, device(x.astype(np.float64), log).astype(np.float32)) == 0
 
 
 def test_a_nan_or_infinity_in_one_term_makes_its_row_nan_and_a_finite_answer_there_is_caught(tmp_path):
     x = np.array([[1, np.nan, 2], [3, np.inf, 4], [-np.inf, 5, 6]], dtype=np.float32)
     case = one_case(tmp_path, "ACTIVATION_SOFTMAX", "float32", x.shape)
     with np.errstate(invalid="ignore"):
-        correct = device(x, SEQUENTIAL)
+        correct = device(x.astype(np.float64), False).astype(np.float32)
     assert np.isnan(correct[:2]).all() and correct[2, 0] == 0 and d3d_failed(case, x, correct) == 0
     nan_skipped = correct.copy()
     nan_skipped[0] = [1 / (1 + math.e), np.nan, math.e / (1 + math.e)]  # the NaN term left out of the sum
