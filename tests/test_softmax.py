@@ -7,12 +7,15 @@ or sampled order; softmax without the maximum subtracted at logits up to 1e4, fl
 without the permission: caught), hardmax's one-hot judge (the first of ties exact, NaN
 wide), every case through the oracle and ONNX Runtime's CPU provider, and the shapes refused at load."""
 import math
+import random
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import accumulation_devices as dev
+from exact_orders import every_order, round_fraction, sampled_orders
 import oracle
 from conformance import backends, statuses
 from conformance.caseset.caseload import CaseFileError, load_file
@@ -250,6 +253,89 @@ def test_float16_passes_summed_in_float32_or_in_half_where_allowed_and_is_caught
     in_half = device(x.astype(np.float64), log_softmax, precision="float16")
     assert_inside(op, x, half, in_half, ("float16", "sequential", HALF), checked=False)
     assert outside(plain, in_half).sum() > x.size // 2, "float16 sums of 4000 terms without the permission"
+
+
+def rational_rows(rng, dtype):
+    """Rows of 2 to 5 logits (every order) and 6 to 8 (sampled trees): uniform, two near each other at
+    magnitudes near 1e4 (float16: 1e3), exp in the denormals but for the maximum's, near-equal (S about n)."""
+    rows = []
+    for k in range(14):
+        n = 2 + k % 4 if k < 8 else 6 + k % 3
+        kind = k % 4
+        if kind == 0:
+            row = rng.uniform(-10, 10, n)
+        elif kind == 1:
+            row = rng.uniform(-1, 1, n) * (1e4 if dtype == "float32" else 1e3)
+            row[1] = row[0] - rng.uniform(0, 3)
+        elif kind == 2:
+            row = -rng.uniform(*((80, 104) if dtype == "float32" else (8, 17)), n)
+            row[0] = 0.0
+        else:
+            row = -rng.uniform(0, 1, n) * 2.0 ** -12
+        rows.append(row.astype(dtype))
+    return rows
+
+
+def rational_outputs(row, log_softmax, precision, rounding, flush, rng, count):
+    """Every output (each element's set of values) of devices computing the row with exact rational arithmetic
+    and one rounding per operation: d = x - max rounded, exp(d) each at its d3d interval's low or high end,
+    alternating, or the exact value rounded to nearest; S in every order (n <= 5) or count sampled trees; then
+    exp(d) / S rounded once or exp(d) * rcp(S) (rcp at either end), or d - log(S) (log at either end)."""
+    fmt = FORMATS[precision]
+
+    def r(q):
+        return round_fraction(q, precision, rounding, flush)
+
+    def ends(formula, values):
+        v = Evaluator(fmt).evaluate(formula, Values.points(np.array([float(q) for q in values])))
+        return [Fraction(float(a)) for a in v.lo], [Fraction(float(b)) for b in v.hi]
+    top = Fraction(float(max(row)))
+    d = [r(Fraction(float(v)) - top) for v in row]
+    low, high = ends(exp(X), d)
+    nearest = [Fraction(float(dev.rounded(np.exp(float(q)), precision, "nearest"))) for q in d]
+    outputs = [set() for _ in row]
+    for e in (low, high, [a if i % 2 else b for i, (a, b) in enumerate(zip(low, high))], nearest):
+        def combine(a, b):
+            return r(a + b)
+        sums = every_order(e, combine) if len(e) <= 5 else sampled_orders(e, combine, rng, count)
+        for s in sums:
+            if log_softmax:
+                for log_s in zip(*ends(log(X), [s])):
+                    for i, q in enumerate(d):
+                        outputs[i] |= {r(q - log_s[0])}
+            else:
+                rcp_s = [end[0] for end in ends(rcp(X), [s])]
+                for i, q in enumerate(e):
+                    outputs[i] |= {r(q / s)} | {r(q * c) for c in rcp_s}
+    return outputs
+
+
+@pytest.mark.parametrize("precision, dtype, flags", [("float32", "float32", "NONE"), ("float16", "float16", HALF),
+                                                     ("float32", "float16", "NONE")])
+@pytest.mark.parametrize("op", ["ACTIVATION_SOFTMAX", "ACTIVATION_LOG_SOFTMAX"])
+def test_every_order_exactly_rounded_inside(op, precision, dtype, flags):
+    """Independent of the simulator's float64 tricks: with exact rational arithmetic (each operation rounded
+    once by round_fraction, to nearest or toward zero, flushing float32 denormals or not), exp, rcp and log at
+    the ends of their d3d intervals, S in every order: every output, stored either way where the tensor is
+    float16, inside interval()'s [lo, hi]."""
+    rng = np.random.default_rng(12)
+    sample = random.Random(12)
+    modes = [(r, f) for r in dev.ROUNDINGS for f in (False, True)] if precision == "float32" else [("nearest", False)]
+    seen = 0
+    for row in rational_rows(rng, dtype):
+        allowed, _ = judged_as(op, row[None, :], flags)
+        for rounding, flush in modes:
+            outputs = rational_outputs(row.astype(np.float64), "LOG" in op, precision, rounding, flush, sample, 60)
+            for i, values in enumerate(outputs):
+                if dtype != precision:
+                    values = {round_fraction(v, dtype, stored) for v in values for stored in dev.ROUNDINGS}
+                lo, hi = allowed.lo[0, i], allowed.hi[0, i]
+                bad = sorted(float(v) for v in values if not lo <= v <= hi)
+                assert not bad, (f"{op} {dtype} in {precision} ({rounding}, flush={flush}) of {row.tolist()}: element "
+                                 f"{i} gave {bad[:3]}, expected within [{lo!r}, {hi!r}]")
+                seen += len(values)
+    print(f"{op} {dtype} in {precision}: {seen} distinct outputs checked")
+    assert seen >= 100, f"expected over a hundred distinct outputs checked, came {seen}"
 
 
 def test_a_million_outputs_judged_and_the_bound_reached():
