@@ -17,12 +17,18 @@ Every operation is rounded exactly once, from its exact result, to the accumulat
 Orders (ORDERS): sequential, reverse (sequential from the last term), pairwise (a tree of adjacent
 pairs), blocked32/64/256 (each block sequential, then the blocks' partial sums sequential), strided32
 (32 lanes each summing every 32nd term, then a butterfly over the lanes: lane i += lane i + 16, 8, ...).
+
+The element-wise primitives between the sums (exp, log, rcp, rsqrt, sqrt, exp2, log2: `primitive`) take any
+value Direct3D allows them (PICKS): the exact value rounded once to nearest or toward zero, or the low or high
+end of the d3d model's interval (conformance/judge/intervals.py), or either end element by element.
 """
 import numpy as np
 
+PICKS = ("nearest", "zero", "low", "high", "mixed")
 ORDERS = ("sequential", "reverse", "pairwise", "blocked32", "blocked64", "blocked256", "strided32")
 ROUNDINGS = ("nearest", "zero")
-PRODUCT_ORDERS = ("sequential", "reverse", "pairwise")
+PRODUCT_PICKS = ("nearest", "zero", "low", "high", "mixed")
+ORDERS = ("sequential", "reverse", "pairwise")
 
 
 def _two_sum(a, b):
@@ -198,3 +204,33 @@ def devices(precision="float32", fused_too=False, flush_too=True):
     if precision == "float32" and flush_too:
         out += [("sequential", "zero", False, True), ("pairwise", "nearest", False, True)]
     return out
+
+
+_EXACT = {"exp": np.exp, "log": np.log, "rcp": np.reciprocal, "rsqrt": lambda v: 1.0 / np.sqrt(v), "sqrt": np.sqrt,
+          "exp2": np.exp2, "log2": np.log2}
+
+
+def primitive(name, values, pick, precision="float32", rounding="nearest", flush=False):
+    """The element-wise primitive name (a key of _EXACT) at each value (float64) as a device may compute it in
+    precision: pick "nearest" or "zero", the float64 value rounded once that way (rounding: the device's, where
+    the result is not finite); "low", "high", "mixed" (either, element by element), the ends of its d3d interval.
+    Non-finite arguments and results: the float64 value."""
+    from conformance.judge.intervals import FLOAT16, FLOAT32, Evaluator, Values
+    from conformance.specs import primitives
+    values = np.asarray(values, np.float64)
+    with np.errstate(all="ignore"):
+        exact = _EXACT[name](values)
+    if pick in ROUNDINGS:
+        return rounded(exact, precision, pick, flush)
+    formula = {"exp": primitives.exp, "log": primitives.log}.get(name, getattr(primitives, name))(primitives.X)
+    fmt = {"float32": FLOAT32, "float16": FLOAT16}[np.dtype(precision).name]
+    with np.errstate(all="ignore"):
+        ends = Evaluator(fmt).evaluate(formula, Values.points(np.where(np.isfinite(values), values, 1.0)))
+    if pick == "mixed":
+        chosen = np.where(np.random.default_rng(values.size).integers(0, 2, values.shape) == 1, ends.hi, ends.lo)
+    elif pick in ("low", "high"):
+        chosen = ends.lo if pick == "low" else ends.hi
+    else:
+        raise ValueError(f"pick {pick!r}: expected one of {PICKS}")
+    ok = np.isfinite(values) & np.isfinite(exact) & np.isfinite(chosen)
+    return np.where(ok, chosen, rounded(exact, precision, rounding, flush))

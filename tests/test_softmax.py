@@ -86,33 +86,16 @@ def test_the_oracle_takes_the_first_of_equal_maxima_over_axes_counted_row_major(
 
 
 # ---- the sound judge against simulated devices ----------------------------------------------------------
-# A device: m the row's maximum (exact), d = x - m rounded, exp(d) any value of its d3d interval (TRANSCENDENTAL:
-# the exact value rounded to nearest or toward zero, the interval's low or high end, or either end element by
-# element), S summed in an order of accumulation_devices, then exp(d) / S (divided, or times rcp(S) with rcp
+# A device: m the row's maximum (exact), d = x - m rounded, exp(d) any value of its d3d interval
+# (accumulation_devices.primitive's PICKS), S summed in an order of accumulation_devices, then exp(d) / S (divided, or times rcp(S) with rcp
 # picked as exp is) or d - log(S) (log picked alike), every operation rounded once.
-TRANSCENDENTAL = ("nearest", "zero", "low", "high", "mixed")
+TRANSCENDENTAL = dev.PICKS
 SOFTMAXES = ("ACTIVATION_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX", "ACTIVATION_LOG_SOFTMAX1")
 FORMATS = {"float32": FLOAT32, "float16": FLOAT16}
 CHECKED = {}  # operator -> outputs judged by the soundness tests (device configuration x output)
 REACHED = {}  # (operator, whether exp and the last step were rounded once from the exact value, not picked at an end
 # of their intervals) -> the largest |device - exact| / the interval's half-width on that side (float32)
 ROUNDED_ONCE = ("nearest", "zero", "divide")
-
-
-def picked(formula, values, pick, precision, rounding, flush):
-    """formula (exp, log or rcp of X) at each value as a device may compute it: one value of the d3d model's
-    interval (conformance/judge/intervals.py), or the float64 value rounded once; non-finite values exactly."""
-    with np.errstate(all="ignore"):
-        exact = {"exp": np.exp, "log": np.log, "rcp": np.reciprocal}[formula](values)
-    if pick in ("nearest", "zero"):
-        return dev.rounded(exact, precision, pick, flush)
-    ends = Evaluator(FORMATS[precision]).evaluate({"exp": exp(X), "log": log(X), "rcp": rcp(X)}[formula],
-                                                  Values.points(np.where(np.isfinite(values), values, 1.0)))
-    if pick == "mixed":
-        chosen = np.where(np.random.default_rng(values.size).integers(0, 2, values.shape) == 1, ends.hi, ends.lo)
-    else:
-        chosen = ends.lo if pick == "low" else ends.hi
-    return np.where(np.isfinite(values) & np.isfinite(exact), chosen, dev.rounded(exact, precision, "nearest"))
 
 
 def device(x, log_softmax, order="sequential", rounding="nearest", flush=False, exp_pick="nearest", last="divide",
@@ -124,13 +107,13 @@ def device(x, log_softmax, order="sequential", rounding="nearest", flush=False, 
     with np.errstate(all="ignore"):
         x = np.where(np.abs(x) < np.finfo(precision).smallest_normal, 0.0, x) if flush else x
         d = r(x - np.fmax.reduce(x, axis=1, keepdims=True))
-        e = picked("exp", d, exp_pick, precision, rounding, flush)
+        e = dev.primitive("exp", d, exp_pick, precision, rounding, flush)
         s = dev.sum_rows(e, order, precision, rounding, flush=flush)[:, None]
         if log_softmax:
-            return r(d - picked("log", s, "nearest" if last == "divide" else last, precision, rounding, flush))
+            return r(d - dev.primitive("log", s, "nearest" if last == "divide" else last, precision, rounding, flush))
         if last == "divide":
             return r(e / s)
-        return r(e * picked("rcp", s, last, precision, rounding, flush))
+        return r(e * dev.primitive("rcp", s, last, precision, rounding, flush))
 
 
 def configurations(precision):
