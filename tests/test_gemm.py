@@ -1,13 +1,20 @@
-"""GEMM's oracle and its sound bound (issue 26): simulated float32 devices summing in the orders a
-device may choose pass; the faults the issue names (TransA ignored, TF32-like products, float16
-accumulation without the half-precision permission, a term dropped) are caught."""
+"""GEMM's oracle and its sound bound (issue 26): simulated devices (tests/accumulation_devices.py) summing in
+every order, rounding, fusion and flush a device may choose, finishing with Alpha and Beta * C each way,
+pass on over 10^6 judged outputs of float32 and float16; the faults the issue names (TransA ignored,
+TF32-like products, float16 accumulation without the half-precision permission, a term dropped) are
+caught."""
 import numpy as np
 import pytest
 
+import accumulation_devices as dev
 import oracle
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated, interval
 from conformance.specs.base import ABSENT, computed_fields
+from conformance.specs.gemm import has_c
+from oracle.gemm import NONE, transformed
+from oracle.rounding import float_param
+from soundness_tally import Tally
 
 GEMM = specs.get("GEMM")
 TRANSPOSE = "DML_MATRIX_TRANSFORM_TRANSPOSE"
@@ -43,93 +50,170 @@ def test_oracle_computes_the_pages_formula_with_transposes_alpha_beta_and_c():
     assert got.tolist() == [[0.0, 0.0], [0.0, 0.0]], "RELU(A B - 100): every product sum is below 100"
 
 
-_BELOW_FLOAT32 = np.uint64((1 << 29) - 1)  # the float64 fraction bits a float32 lacks
+# -- soundness: simulated devices (tests/accumulation_devices.py) on over 10^6 judged outputs ---------------------------
+
+TALLY = Tally("GEMM")
+# (K, M, N, fields) per group of outputs: K from 1 to a few hundred, every transform, Alpha and Beta, C absent once
+GROUPS = ((1, 24, 24, {}), (3, 24, 24, {"Alpha": 0.3, "Beta": -2.0}),
+          (8, 16, 16, {"TransA": TRANSPOSE, "Alpha": -1.7, "Beta": 0.25}),
+          (33, 12, 12, {"TransB": TRANSPOSE, "CTensor": ABSENT, "Alpha": 0.3}),
+          (100, 8, 8, {"TransA": TRANSPOSE, "TransB": TRANSPOSE, "Beta": 3.0}), (257, 6, 6, {"Alpha": 0.3}))
+LONG = (4096, 2, 3, {"Alpha": 0.3, "Beta": -1.0})  # few outputs, fewer devices (each a loop over 4096 terms)
+LONG_DEVICES = (("sequential", "zero", False, False), ("blocked256", "zero", True, False),
+                ("pairwise", "nearest", False, False), ("strided32", "zero", True, False))
+KINDS = ("uniform", "positive", "cancel", "wide", "tiny")
 
 
-def _to_float32(x64, truncate: bool):
-    """float64 -> float32, rounded to nearest, or toward zero (Direct3D lets float32 arithmetic truncate;
-    the bits cut off exactly where the values are float32's normal numbers, as here)."""
-    if not truncate:
-        return x64.astype(np.float32)
-    return (np.ascontiguousarray(x64, np.float64).view(np.uint64) & ~_BELOW_FLOAT32).view(np.float64).astype(np.float32)
+def matrices(rng, kind, k, m, n, dtype):
+    """A {M,K}, B {K,N}, C {M,N} of dtype (untransposed): uniform in [-1, 1] with a NaN, infinities of both signs
+    (an inf - inf among them) and an infinite C; positive: [0, 1] (post-ReLU: a truncating device's errors add
+    up); cancel: products in pairs of opposite sign (A's odd columns the even ones negated and moved by up to
+    1e-3, B's odd rows the even ones) of magnitudes up to 10^6, and Beta * C the negated Alpha * A B; wide:
+    magnitudes 2^-30 to 2^30 (float16 2^-7 to 2^5); tiny: float32 A in the denormals, B up to 16 (float16 A
+    and B from its denormals to 2^-4 and 4)."""
+    half = dtype == "float16"
+    if kind in ("uniform", "positive"):
+        low = 0.0 if kind == "positive" else -1.0
+        a, b, c = (rng.uniform(low, 1, shape) for shape in ((m, k), (k, n), (m, n)))
+        if kind == "uniform":
+            a[0, 0], a[1, -1], b[-1, 2], b[0, -1], c[-1, 1] = np.nan, np.inf, -np.inf, np.inf, -np.inf
+    elif kind == "cancel":
+        top = 30.0 if half else 1000.0
+        a, b, c = rng.uniform(-top, top, (m, k)), rng.uniform(-top, top, (k, n)), None
+        pairs = k // 2 * 2
+        a[:, 1:pairs:2] = -a[:, 0:pairs:2] * (1 + rng.uniform(-1e-3, 1e-3, (m, pairs // 2)))
+        b[1:pairs:2] = b[0:pairs:2]
+    else:
+        ranges = {("wide", False): ((-30, 30), (-30, 30), (-60, 60)), ("wide", True): ((-7, 5), (-7, 5), (-14, 10)),
+                  ("tiny", False): ((-149, -120), (-4, 4), (-149, -110)), ("tiny", True): ((-24, -4), (-8, 2), (-24, -10))}
+        (a, b, c) = (rng.choice([-1.0, 1.0], shape) * np.exp2(rng.uniform(lo, hi, shape))
+                     for (lo, hi), shape in zip(ranges[kind, half], ((m, k), (k, n), (m, n))))
+    return a.astype(dtype), b.astype(dtype), c
 
 
-def _term(a, b, k):
-    """The k-th product of every output (exact in float64 for float32 or float16 inputs)."""
-    return a[..., :, k, None].astype(np.float64) * b[..., k, None, :].astype(np.float64)
+def case_inputs(a, b, c, fields, dtype):
+    """The GEMM's inputs as the fields lay them out (A or B stored transposed); C for cancel: Beta * C the negated
+    Alpha * A B (rounded to dtype)."""
+    alpha, beta = (float_param(fields.get(f, 1.0)) for f in ("Alpha", "Beta"))
+    if c is None:
+        with np.errstate(invalid="ignore"):
+            c = -alpha * (a.astype(np.float64) @ b) / beta
+    stored = (a.T if fields.get("TransA") == TRANSPOSE else a, b.T if fields.get("TransB") == TRANSPOSE else b)
+    stored = tuple(np.ascontiguousarray(x) for x in stored)
+    return stored + ((c.astype(dtype),) if fields.get("CTensor") != ABSENT else ())
 
 
-def _sequential(a, b, fused: bool, truncate: bool, ks=None):
-    """Left to right in float32, each add (a fused mad: product and add rounded once) rounded."""
-    total = None
-    for k in ks if ks is not None else range(a.shape[-1]):
-        product = _term(a, b, k)
-        product = product if fused else _to_float32(product, truncate).astype(np.float64)
-        total = _to_float32(product if total is None else total + product, truncate).astype(np.float64)
-    return total.astype(np.float32)
+def factor_rows(inputs, fields):
+    """Each output's K products as two (outputs, K) arrays of factors, rows in the output's order."""
+    a = transformed(np.asarray(inputs[0], np.float64), fields.get("TransA", NONE))
+    b = transformed(np.asarray(inputs[1], np.float64), fields.get("TransB", NONE))
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    rows_a = np.broadcast_to(a[..., :, None, :], a.shape[:-2] + (m, n, k))
+    rows_b = np.broadcast_to(np.swapaxes(b, -1, -2)[..., None, :, :], rows_a.shape)
+    return rows_a.reshape(-1, k), rows_b.reshape(-1, k)
 
 
-def _pairwise(a, b, truncate: bool, lo=0, hi=None):
-    """Halves summed recursively, each product and add rounded to float32."""
-    hi = a.shape[-1] if hi is None else hi
-    if hi - lo == 1:
-        return _to_float32(_term(a, b, lo), truncate)
-    mid = (lo + hi) // 2
-    return _to_float32(_pairwise(a, b, truncate, lo, mid).astype(np.float64) + _pairwise(a, b, truncate, mid, hi),
-                       truncate)
+def device_outputs(rows, c, fields, order, rounding, fused, flush, precision="float32") -> dict:
+    """A simulated device's GEMM outputs (float64 values of precision, one per row), each way it may finish:
+    "after": Alpha * S rounded, then Beta * C added by a mad (one rounding); "after-unfused": Beta * C rounded
+    first; "started": the accumulator started with Beta * C rounded and Alpha folded into A (each Alpha * a
+    rounded) -- the sum in order throughout. c: C per row, or None (absent)."""
+    r = lambda v: dev.rounded(v, precision, rounding, flush)  # noqa: E731
+    alpha, beta = (float_param(fields.get(f, 1.0)) for f in ("Alpha", "Beta"))
+    a, b = rows
+    with np.errstate(all="ignore"):
+        scaled = r(alpha * dev.sum_rows((a, b), order, precision, rounding, fused, flush))
+        out = {"after": scaled if c is None else r(scaled + beta * c)}
+        if c is not None:
+            out["after-unfused"] = r(scaled + r(beta * c))
+        if c is not None or alpha != 1.0:
+            folded = r(alpha * a) if alpha != 1.0 else a
+            if c is not None:  # Beta * C the first leaf: a product with 1, exact
+                folded, b = (np.concatenate([r(beta * c)[:, None], folded], axis=1),
+                             np.concatenate([np.ones((len(c), 1)), b], axis=1))
+            out["started"] = dev.sum_rows((folded, b), order, precision, rounding, fused, flush)
+    return out
 
 
-def _blocked(a, b, block: int, fused: bool):
-    """Sequential sums of blocks of `block` products, then the blocks' sums added sequentially."""
-    partial = [_sequential(a, b, fused, False, range(s, s + block)).astype(np.float64)
-               for s in range(0, a.shape[-1], block)]
-    total = partial[0].astype(np.float32)
-    for p in partial[1:]:
-        total = (total.astype(np.float64) + p).astype(np.float32)
-    return total
+def soundness_groups(seed, dtype, long=True):
+    """(fields, [(kind, inputs)], the factor rows of them all, C per row or None) per group."""
+    rng = np.random.default_rng(seed)
+    for k, m, n, given in GROUPS + ((LONG,) if long else ()):
+        fields = params(**given)
+        cases = [(kind, case_inputs(*matrices(rng, kind, k, m, n, dtype), fields, dtype)) for kind in KINDS]
+        rows = [factor_rows(inputs, fields) for _, inputs in cases]
+        c = (np.concatenate([inputs[2].astype(np.float64).reshape(-1) for _, inputs in cases])
+             if has_c(fields) else None)
+        yield fields, cases, tuple(np.concatenate(x) for x in zip(*rows)), c
 
 
-def test_simulated_float32_devices_in_every_order_pass_on_over_100000_outputs():
-    """25 batches of 64x256 by 256x64 (102,400 outputs), A B summed in each order, then Alpha * S +
-    Beta * C in float32 (or Alpha folded into A first): every output within the bound, and one
-    (truncated) near it."""
-    rng = np.random.default_rng(26)
-    a = rng.uniform(-1, 1, (25, 64, 256)).astype(np.float32)
-    b = rng.uniform(-1, 1, (25, 256, 64)).astype(np.float32)
-    c = rng.uniform(-1, 1, (25, 64, 64)).astype(np.float32)
-    a[:, :, :128] *= 1000  # wide range within one sum
-    # One output at the bound: 1, then terms of 0.999 ULP of 1, each lost by a truncating add
-    a[0, 0, 0], a[0, 0, 1:], b[0, :, 0], c[0, 0, 0] = 1.0, np.float32(0.999 * 2.0 ** -23), 1.0, 0.0
-    alpha, beta = np.float32(0.3), np.float32(-2.0)
-    sums = {"sequential": _sequential(a, b, False, False), "sequential-fused": _sequential(a, b, True, False),
-            "sequential-truncated": _sequential(a, b, False, True), "pairwise": _pairwise(a, b, False),
-            "pairwise-truncated": _pairwise(a, b, True),
-            **{f"blocked-{n}": _blocked(a, b, n, n != 64) for n in (32, 64, 256)}}
-    outputs = {order: (alpha * s).astype(np.float32) + (beta * c).astype(np.float32) for order, s in sums.items()}
-    folded = _sequential((alpha * a).astype(np.float32), b, True, False)
-    outputs["alpha-folded-fused"] = folded + (beta * c).astype(np.float32)
-    fields = params(Alpha=float(alpha), Beta=float(beta))
-    allowed = interval(GEMM, (a, b, c), fields, "float32")  # what compare_accumulated judges by, once for all
-    exact = oracle.reference("GEMM", (a, b, c), "float32", **computed_fields(fields))
-    worst = {}
-    for order, output in outputs.items():
-        got = output.astype(np.float64)
-        outside = ~(allowed.num & (got >= allowed.lo) & (got <= allowed.hi))
-        assert not outside.any(), f"{order}: {outside.sum()} of {got.size} outputs outside the bound"
-        worst[order] = float(np.max(np.abs(got - exact) / np.maximum(allowed.hi - exact, exact - allowed.lo)))
-    assert worst["sequential-truncated"] > 0.9, f"no device came near the bound ({worst}): it is not exercised"
-    assert verdict((a[:2], b[:2], c[:2]), fields, "float32", outputs["pairwise"][:2])[0] == 0, "the judge's verdict"
+def judge_by_kind(label, cases, allowed, exact, values, device, count=True):
+    """values: the outputs of every kind's case in turn, each judged against its own interval (count: one
+    judgment each, and how far into the bound it came, per kind)."""
+    at = 0
+    for (kind, _), ok, want in zip(cases, allowed, exact):
+        size = want.size
+        TALLY.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
+                    count=count, key=f"{label} {kind}")
+        at += size
+
+
+def intervals(cases, fields, dtype):
+    return [interval(GEMM, inputs, fields, dtype) for _, inputs in cases]
+
+
+def references(cases, fields, dtype):
+    return [oracle.reference("GEMM", inputs, dtype, **computed_fields(fields)) for _, inputs in cases]
+
+
+def test_float32_devices_inside():
+    """Every simulated float32 device (order x rounding x fused x flush x the way it adds Alpha and Beta * C)
+    inside each output's interval."""
+    for fields, cases, rows, c in soundness_groups(1, "float32"):
+        allowed, exact = intervals(cases, fields, "float32"), references(cases, fields, "float32")
+        k = rows[0].shape[1]
+        for device in dev.devices("float32", fused_too=True) if k < 4096 else LONG_DEVICES:
+            for finish, values in device_outputs(rows, c, fields, *device).items():
+                judge_by_kind("float32", cases, allowed, exact, values, (k, fields, device, finish))
+
+
+def test_float16_devices_inside():
+    """float16 inputs summed in float32 and stored either way: inside with and without the flag; summed in
+    float16 (every step in half): inside with ALLOW_HALF_PRECISION_COMPUTATION."""
+    for fields, cases, rows, c in soundness_groups(2, "float16", long=False):
+        half_fields = {**fields, "ExecutionFlags": FLAG}
+        plain, half = intervals(cases, fields, "float16"), intervals(cases, half_fields, "float16")
+        exact = references(cases, fields, "float16")
+        for device in dev.devices("float32", fused_too=True):
+            for finish, computed in device_outputs(rows, c, fields, *device).items():
+                for stored in dev.ROUNDINGS:
+                    values = dev.store(computed, "float16", stored).astype(np.float64)
+                    where = (fields, "float32", device, finish, "stored", stored)
+                    judge_by_kind("float16 in float32", cases, plain, exact, values, where)
+                    judge_by_kind("float16 in float32", cases, half, exact, values, where + (FLAG,), count=False)
+        for device in dev.devices("float16", fused_too=True):
+            for finish, values in device_outputs(rows, c, fields, *device, precision="float16").items():
+                judge_by_kind("float16 in half", cases, half, exact, values, (fields, "float16", device, finish, FLAG))
+
+
+def test_a_million_outputs_judged_and_the_bound_reached():
+    """The soundness tests above judged at least 10^6 GEMM outputs (run with them), and printed how far into
+    the bound the devices came."""
+    if not TALLY.checked:
+        pytest.skip("run with the soundness tests of this file")
+    TALLY.report()
+    reached = max(v for key, v in TALLY.reached.items() if key.startswith("float32 "))
+    assert reached > 0.5, f"expected a float32 device past half the bound somewhere, came {TALLY.reached}"
 
 
 def test_float16_with_float32_accumulation_passes_without_the_flag_and_float16_sums_need_it():
     rng = np.random.default_rng(3)
     a = rng.uniform(0, 1, (2, 1024)).astype(np.float16)
     b = rng.uniform(0, 1, (1024, 3)).astype(np.float16)
-    in_float32 = _sequential(a, b, True, False).astype(np.float16)
-    total = np.zeros((2, 3), np.float16)
-    for k in range(1024):  # products and adds in float16
-        total = (total + _term(a, b, k).astype(np.float16)).astype(np.float16)
-    fields = {"CTensor": ABSENT}
+    rows, plain = factor_rows((a, b), {}), {"CTensor": ABSENT}
+    in_float32 = dev.store(dev.sum_rows(rows, "sequential", fused=True), "float16").reshape(2, 3)
+    total = dev.sum_rows(rows, "sequential", "float16").astype(np.float16).reshape(2, 3)  # products and adds in half
+    fields = plain
     assert verdict((a, b), fields, "float16", in_float32)[0] == 0, "float32 accumulation is always allowed"
     failed, fraction = verdict((a, b), fields, "float16", total)
     assert failed > 0, f"float16 accumulation without {FLAG} passed (bound fraction {fraction})"
@@ -161,7 +245,8 @@ def test_tf32_like_inputs_are_caught_at_k_4096_where_their_rounding_errors_line_
     faulty = (tf32(a).astype(np.float64) @ tf32(b)).astype(np.float32)
     failed, fraction = verdict((a, b), {"CTensor": ABSENT}, "float32", faulty)
     assert failed == 6, f"TF32 inputs: {failed} of 6 outputs outside the bound (bound fraction {fraction})"
-    honest = _sequential(a, b, False, True)
+    honest = dev.store(dev.sum_rows(factor_rows((a, b), {}), "sequential", rounding="zero"), "float32",
+                       "zero").reshape(2, 3)
     assert verdict((a, b), {"CTensor": ABSENT}, "float32", honest)[0] == 0
 
 
