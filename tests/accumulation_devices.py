@@ -27,8 +27,7 @@ import numpy as np
 PICKS = ("nearest", "zero", "low", "high", "mixed")
 ORDERS = ("sequential", "reverse", "pairwise", "blocked32", "blocked64", "blocked256", "strided32")
 ROUNDINGS = ("nearest", "zero")
-PRODUCT_PICKS = ("nearest", "zero", "low", "high", "mixed")
-ORDERS = ("sequential", "reverse", "pairwise")
+PRODUCT_ORDERS = ("sequential", "reverse", "pairwise")
 
 
 def _two_sum(a, b):
