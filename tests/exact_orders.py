@@ -71,3 +71,25 @@ def every_sequence(leaves, combine) -> set:
     for i, v in enumerate(leaves):
         extend(v, leaves[:i] + leaves[i + 1:])
     return out
+
+
+def every_dot(a, b, precision: str, rounding: str, flush: bool = False, start=None, rng=None, count: int = 60) -> set:
+    """Every result a device may give for the sum of the products a_i b_i (Fractions), each operation rounded
+    once: each product rounded before the adds, or the products exact and each add rounding once (a mad; two
+    products may meet in one rounding, as a dot2 instruction does); start: a term the accumulator may begin with
+    (a bias, Beta * C), one more leaf. With flush, float32 operands below the least normal are zeros first. Every
+    binary tree for at most 5 leaves, else count random ones (rng: random.Random)."""
+    least = Fraction(1, 1 << -FORMATS[precision][1])
+    operand = (lambda v: Fraction(0) if flush and isinstance(v, Fraction) and abs(v) < least else v)  # noqa: E731
+    products = [operand(x) * operand(y) for x, y in zip(a, b)]
+    combine = lambda x, y: round_fraction(x + y, precision, rounding, flush)  # noqa: E731
+    results = set()
+    for leaves in (products, [round_fraction(p, precision, rounding, flush) for p in products]):
+        leaves = leaves + ([start] if start is not None else [])
+        if len(leaves) == 1:
+            results.add(round_fraction(leaves[0], precision, rounding, flush))
+        elif len(leaves) <= 5:
+            results |= every_order(leaves, combine)
+        else:
+            results |= sampled_orders(leaves, combine, rng, count)
+    return results

@@ -3,10 +3,15 @@ every order, rounding, fusion and flush a device may choose, finishing with Alph
 pass on over 10^6 judged outputs of float32 and float16; the faults the issue names (TransA ignored,
 TF32-like products, float16 accumulation without the half-precision permission, a term dropped) are
 caught."""
+import itertools
+import random
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 import accumulation_devices as dev
+from exact_orders import every_dot, round_fraction
 import oracle
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated, interval
@@ -204,6 +209,85 @@ def test_a_million_outputs_judged_and_the_bound_reached():
     TALLY.report()
     reached = max(v for key, v in TALLY.reached.items() if key.startswith("float32 "))
     assert reached > 0.5, f"expected a float32 device past half the bound somewhere, came {TALLY.reached}"
+
+
+# -- independent: exact rational arithmetic, every or sampled order ------------------------------------------------
+
+def rational_gemms(rng, dtype):
+    """Small GEMMs (M 2, N 2, K 1 to 9) of the data whose sums round hardest: uniform, near-equal magnitudes
+    (1 + a few ULP), Beta * C cancelling Alpha * A B, the float32 denormals, products near the largest value
+    (partial sums past it: infinity, or truncated to it); with TransA, Alpha and Beta, C present (and absent once)."""
+    half = dtype == "float16"
+    choices = ({"TransA": TRANSPOSE, "Alpha": 0.3, "Beta": -2.0}, {"Alpha": 1.0, "Beta": 1.0},
+               {"Alpha": -1.5, "Beta": 0.25}, {"TransA": TRANSPOSE, "Beta": 3.0}, {"CTensor": ABSENT, "Alpha": 0.3})
+    for k, kind in ((1, "uniform"), (2, "one"), (3, "cancel"), (4, "uniform"), (4, "tiny"), (3, "huge"),
+                    (6, "one"), (9, "cancel")):
+        given = choices[(k + len(kind)) % len(choices)]
+        if kind == "uniform":
+            a, b, c = rng.uniform(-1, 1, (2, k)), rng.uniform(-1, 1, (k, 2)), rng.uniform(-1, 1, (2, 2))
+        elif kind == "one":
+            step = 2.0 ** (-10 if half else -23)
+            a, b, c = 1 + rng.integers(0, 8, (2, k)) * step, 1 + rng.integers(0, 8, (k, 2)) * step, np.ones((2, 2))
+        elif kind == "cancel":
+            a, b, c = rng.uniform(-30, 30, (2, k)), rng.uniform(-30, 30, (k, 2)), None
+        elif kind == "tiny":
+            low = -24 if half else -149
+            a = rng.choice([-1, 1], (2, k)) * np.exp2(rng.uniform(low, low + 12, (2, k)))
+            b, c = rng.uniform(1, 4, (k, 2)), rng.choice([-1, 1], (2, 2)) * np.exp2(rng.uniform(low, low + 12, (2, 2)))
+        else:
+            top = np.sqrt(float(np.finfo(dtype).max))
+            a, b, c = np.full((2, k), 0.9 * top), np.full((k, 2), 0.7 * top), -np.full((2, 2), top)
+            a[:, -1] *= -1.3
+        fields = params(**given)
+        yield fields, case_inputs(a.astype(dtype), b.astype(dtype), c, fields, dtype)
+
+
+def rational_results(inputs, fields, m, n, precision, rounding, flush, sample) -> tuple:
+    """(the exact result, every result a device gives) at output (m, n), each operation rounded once: the products
+    summed in every (or a sample of) order, fused or not; then Alpha * S rounded and Beta * C added by a mad or
+    rounded first; or the accumulator started with Beta * C rounded, Alpha folded into A."""
+    r = lambda q: round_fraction(q, precision, rounding, flush)  # noqa: E731
+    alpha, beta = (Fraction(float_param(fields.get(f, 1.0))) for f in ("Alpha", "Beta"))
+    a = transformed(np.asarray(inputs[0], np.float64), fields["TransA"])[m]
+    b = transformed(np.asarray(inputs[1], np.float64), fields["TransB"])[:, n]
+    a, b = [Fraction(float(v)) for v in a], [Fraction(float(v)) for v in b]
+    bc = beta * Fraction(float(inputs[2][m, n])) if has_c(fields) else None
+    exact = alpha * sum(x * y for x, y in zip(a, b)) + (bc or 0)
+    results = set()
+    for s in every_dot(a, b, precision, rounding, flush, rng=sample):
+        t = s if alpha == 1 else r(alpha * s)
+        results |= {t} if bc is None else {r(t + bc), r(t + r(bc))}
+    if bc is not None or alpha != 1:
+        folded = [r(alpha * x) for x in a] if alpha != 1 else a
+        results |= every_dot(folded, b, precision, rounding, flush, start=None if bc is None else r(bc), rng=sample)
+    return exact, results
+
+
+@pytest.mark.parametrize("precision, dtype, flags", [("float32", "float32", "NONE"), ("float16", "float16", FLAG),
+                                                     ("float32", "float16", "NONE")])
+def test_every_order_exactly_rounded_inside(precision, dtype, flags):
+    """Every result of small GEMMs with TransA, Alpha, Beta and C, computed with exact rational arithmetic and one
+    exact IEEE rounding per operation (to nearest, toward zero; flushing float32 denormals or not): every order
+    of at most 5 leaves, 60 random trees beyond; each (stored either way where float16 is summed in float32) and
+    the exact rational result inside the interval."""
+    rng, sample = np.random.default_rng(11), random.Random(11)
+    modes = [(r, f) for r in dev.ROUNDINGS for f in (False, True)] if precision == "float32" else [("nearest", False)]
+    judged = 0
+    for fields, inputs in rational_gemms(rng, dtype):
+        fields = {**fields, "ExecutionFlags": flags}
+        allowed = interval(GEMM, inputs, fields, dtype)
+        for m, n in itertools.product(range(2), range(2)):
+            lo, hi, nan = allowed.lo[m, n], allowed.hi[m, n], allowed.nan[m, n]
+            for rounding, flush in modes:
+                exact, results = rational_results(inputs, fields, m, n, precision, rounding, flush, sample)
+                assert lo <= exact <= hi, f"{fields} output {m, n}: exact {float(exact)!r} outside [{lo!r}, {hi!r}]"
+                if dtype != precision:
+                    results = {round_fraction(v, dtype, stored) for v in results for stored in dev.ROUNDINGS}
+                bad = [float(v) for v in results if not (lo <= v <= hi if v == v else nan)]
+                assert not bad, (f"{dtype} in {precision} ({rounding}, flush={flush}) {fields} output {m, n}: results "
+                                 f"{bad[:3]} outside [{lo!r}, {hi!r}] (exact {float(exact)!r})")
+                judged += len(results)
+    assert judged > 150, f"expected a few hundred distinct device results checked, came {judged}"
 
 
 def test_float16_with_float32_accumulation_passes_without_the_flag_and_float16_sums_need_it():
