@@ -4,11 +4,14 @@ every order, rounding, fusion and flush, the bias added after the sum or first, 
 pass on over 10^6 judged outputs of model layers; the faults of issue 26 (groups mapped to the wrong
 channels, TF32-like products, Mode ignored, float16 accumulation without the flag) fail."""
 import itertools
+import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import accumulation_devices as dev
+from exact_orders import every_dot, round_fraction
 import oracle
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated, interval
@@ -309,6 +312,59 @@ def test_a_million_outputs_judged_and_the_bound_reached():
     TALLY.report()
     reached = max(v for key, v in TALLY.reached.items() if key.startswith("float32 "))
     assert reached > 0.5, f"expected a float32 device past half the bound somewhere, came {TALLY.reached}"
+
+
+# -- independent: exact rational arithmetic, every or sampled order ------------------------------------------------
+
+RATIONAL_LAYERS = ((4, 3, 1, 4, {"GroupCount": 2}), (4, 3, 1, 2, {}),
+                   (2, 3, 3, 2, {"GroupCount": 2, "StartPadding": [1, 1], "EndPadding": [1, 1]}))
+
+
+def conv_rational_results(a, b, bias, precision, rounding, flush, sample) -> set:
+    """Every result a device gives for one output (its factors a, b and bias as Fractions), each operation rounded
+    once: the products in every (or a sample of) order, fused or not, then the bias added; or the accumulator
+    started with the bias."""
+    results = every_dot(a, b, precision, rounding, flush, rng=sample, count=20)
+    if bias is None:
+        return results
+    return ({round_fraction(s + bias, precision, rounding, flush) for s in results}
+            | every_dot(a, b, precision, rounding, flush, start=bias, rng=sample, count=20))
+
+
+@pytest.mark.parametrize("precision, dtype, flags", [("float32", "float32", "NONE"),
+                                                     ("float16", "float16", "ALLOW_HALF_PRECISION_COMPUTATION"),
+                                                     ("float32", "float16", "NONE")])
+def test_every_order_exactly_rounded_inside(precision, dtype, flags):
+    """Grouped, plain and depth-wise layers with a bias (positive, cancelling, wide and denormal data): every
+    result computed with exact rational arithmetic and one exact IEEE rounding per operation (to nearest, toward
+    zero; flushing float32 denormals or not), every order of at most 5 leaves, 20 random trees beyond, each
+    (stored either way where float16 is summed in float32) and the exact rational result inside the interval."""
+    rng, sample = np.random.default_rng(12), random.Random(12)
+    modes = [(r, f) for r in dev.ROUNDINGS for f in (False, True)] if precision == "float32" else [("nearest", False)]
+    judged = 0
+    for (channels, size, kernel, outputs, given), kind in itertools.product(RATIONAL_LAYERS,
+                                                                            ("positive", "cancel", "wide", "tiny")):
+        params = fields(**given, ExecutionFlags=flags)
+        inputs = layer_inputs(rng, kind, channels, size, kernel, outputs, params, dtype)
+        allowed = interval(SPEC, inputs, params, dtype)
+        lo, hi, nan = (v.reshape(-1) for v in (allowed.lo, allowed.hi, allowed.nan))
+        rows = factor_rows(inputs, params)
+        bias = bias_rows(inputs, allowed.lo.shape)
+        for o in range(0, len(lo), 5):
+            a, b = ([Fraction(float(v)) for v in row[o]] for row in rows)
+            c = None if bias is None else Fraction(float(bias[o]))
+            exact = sum(x * y for x, y in zip(a, b)) + (c or 0)
+            assert lo[o] <= exact <= hi[o], f"{kind} {given} output {o}: exact {float(exact)!r} outside " \
+                                            f"[{lo[o]!r}, {hi[o]!r}]"
+            for rounding, flush in modes:
+                results = conv_rational_results(a, b, c, precision, rounding, flush, sample)
+                if dtype != precision:
+                    results = {round_fraction(v, dtype, stored) for v in results for stored in dev.ROUNDINGS}
+                bad = [float(v) for v in results if not (lo[o] <= v <= hi[o] if v == v else nan[o])]
+                assert not bad, (f"{dtype} in {precision} ({rounding}, flush={flush}) {kind} {given} output {o}: "
+                                 f"results {bad[:3]} outside [{lo[o]!r}, {hi[o]!r}] (exact {float(exact)!r})")
+                judged += len(results)
+    assert judged > 150, f"expected a few hundred distinct device results checked, came {judged}"
 
 
 def test_a_truncating_float32_device_passes_close_to_the_bound():
