@@ -215,19 +215,23 @@ def test_a_million_outputs_judged_and_the_bound_reached():
 
 def rational_gemms(rng, dtype):
     """Small GEMMs (M 2, N 2, K 1 to 9) of the data whose sums round hardest: uniform, near-equal magnitudes
-    (1 + a few ULP), Beta * C cancelling Alpha * A B, the float32 denormals, products near the largest value
-    (partial sums past it: infinity, or truncated to it); with TransA, Alpha and Beta, C present (and absent once)."""
+    (1 + a few ULP), products of half an ULP of Beta * C (an accumulator started with it loses them), Beta * C
+    cancelling Alpha * A B, the float32 denormals, products near the largest value (partial sums past it:
+    infinity, or truncated to it); with TransA, Alpha and Beta, C present (and absent once)."""
     half = dtype == "float16"
-    choices = ({"TransA": TRANSPOSE, "Alpha": 0.3, "Beta": -2.0}, {"Alpha": 1.0, "Beta": 1.0},
-               {"Alpha": -1.5, "Beta": 0.25}, {"TransA": TRANSPOSE, "Beta": 3.0}, {"CTensor": ABSENT, "Alpha": 0.3})
-    for k, kind in ((1, "uniform"), (2, "one"), (3, "cancel"), (4, "uniform"), (4, "tiny"), (3, "huge"),
-                    (6, "one"), (9, "cancel")):
-        given = choices[(k + len(kind)) % len(choices)]
+    ulp = 2.0 ** (-10 if half else -23)
+    mixed, plain = {"TransA": TRANSPOSE, "Alpha": 0.3, "Beta": -2.0}, {"Alpha": 1.0, "Beta": 1.0}
+    for k, kind, given in ((1, "uniform", mixed), (2, "one", plain), (4, "small", plain),
+                           (4, "small", {"TransA": TRANSPOSE, "Alpha": 0.3, "Beta": 0.5}), (3, "cancel", mixed),
+                           (4, "uniform", {"Alpha": -1.5, "Beta": 0.25}), (4, "tiny", {"TransA": TRANSPOSE, "Beta": 3.0}),
+                           (3, "huge", plain), (6, "one", {"CTensor": ABSENT, "Alpha": 0.3}), (9, "cancel", plain)):
         if kind == "uniform":
             a, b, c = rng.uniform(-1, 1, (2, k)), rng.uniform(-1, 1, (k, 2)), rng.uniform(-1, 1, (2, 2))
         elif kind == "one":
-            step = 2.0 ** (-10 if half else -23)
-            a, b, c = 1 + rng.integers(0, 8, (2, k)) * step, 1 + rng.integers(0, 8, (k, 2)) * step, np.ones((2, 2))
+            a, b, c = 1 + rng.integers(0, 8, (2, k)) * ulp, 1 + rng.integers(0, 8, (k, 2)) * ulp, np.ones((2, 2))
+        elif kind == "small":
+            a, b = rng.uniform(0.6, 0.99, (2, k)) * np.sqrt(ulp), rng.uniform(0.6, 0.99, (k, 2)) * np.sqrt(ulp)
+            c = np.full((2, 2), 1.0 / float_param(given["Beta"]))
         elif kind == "cancel":
             a, b, c = rng.uniform(-30, 30, (2, k)), rng.uniform(-30, 30, (k, 2)), None
         elif kind == "tiny":
