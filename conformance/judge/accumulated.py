@@ -24,10 +24,13 @@ The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Num
   (conformance/judge/intervals.py), the store Direct3D's conversion;
 - the oracle's float64 sums carry their own bound, gamma(n) with u = 2^-53, which joins the interval;
 - where a device computes a Dot's coefficients itself (RESAMPLE's linear weights from float32 coordinates),
-  the exact sum's range over their possible values (the spec's Dot.spread) joins the bound.
+  the exact sum's range over their possible values (the spec's Dot.spread) joins the bound; where those
+  coefficients may read a NaN or an infinity the exact ones read with weight 0, or not read one they read
+  with weight 0 (Dot.reach), the sum's IEEE values over them join the set: a number (the sum of the finite
+  products, within the bound), NaN, an infinity.
 """
 from dataclasses import replace
-from functools import partial
+from functools import partial, reduce
 
 import numpy as np
 
@@ -50,7 +53,9 @@ ERROR_MODEL = (
                  "truncated) that value, which later terms of the other sign bring back"),
     ("oracle", "float64 sums within gamma(n) with u = 2^-53, added to the interval"),
     ("computed coefficients", "where a device computes a sum's coefficients (linear interpolation's weights), the "
-                              "exact sum's range over their possible values (Dot.spread), added to the bound"),
+                              "exact sum's range over their possible values (Dot.spread), added to the bound; and "
+                              "where they may read a NaN or infinity of weight 0 or not (Dot.reach), a number, NaN "
+                              "or that infinity as the IEEE sum over them may give"),
 )
 _F64_U = 2.0 ** -53
 _SLACK = 1.0 + 2.0 ** -40  # the float64 arithmetic of the radius itself
@@ -92,6 +97,10 @@ def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
                 value = Values(floor_to(value.lo, target), ceil_to(value.hi, target), value.num, value.nan)
                 result = value if result is None else result.union(value)
             methods.append(result)
+    if any(np.asarray(v).dtype.kind == "f" and not np.isfinite(v).all() for v in inputs):
+        # an alternative's NaN or infinity may come of reading a NaN or infinity (RESAMPLE's coordinates
+        # may read an element another reading of the page does not), not of overflow: every set stays whole
+        return reduce(Values.union, methods)
     return _united(methods)
 
 
@@ -202,7 +211,24 @@ def _dot(step, ev, inputs, params) -> Values:
     lo, hi = _saturated(fmt, lo, hi, up & np.isfinite(exact), down & np.isfinite(exact),
                         (finite_exact - finite_magnitude) / 2 - radius, (finite_magnitude + finite_exact) / 2 + radius)
     lo, hi = np.where(np.isinf(exact) & ~nan, exact, lo), np.where(np.isinf(exact) & ~nan, exact, hi)
-    return ev.enclose(lo, hi, ~np.isnan(exact), nan)
+    num = ~np.isnan(exact)
+    if step.reach is not None:
+        lo, hi, num, nan = _reached(step, inputs, params, exact, finite_exact, lo, hi, num, nan,
+                                    radius + (gamma(n, u) + gamma(n, _F64_U)) * finite_magnitude * _SLACK)
+    return ev.enclose(lo, hi, num, nan)
+
+
+def _reached(step, inputs, params, exact, finite_exact, lo, hi, num, nan, radius) -> tuple:
+    """The set widened by what the sum in IEEE arithmetic may be over the coefficients a device may compute
+    (Dot.reach): a number where the exact coefficients meet a NaN or infinity (the finite products' sum within
+    radius), NaN, +inf, -inf."""
+    number, may_nan, up, down = (np.asarray(v, dtype=bool) for v in step.reach(inputs, params))
+    around = number & ~np.isfinite(exact)
+    lo = np.where(around & (exact != -np.inf), np.minimum(np.where(np.isnan(exact), np.inf, lo), finite_exact - radius),
+                  lo)
+    hi = np.where(around & (exact != np.inf), np.maximum(np.where(np.isnan(exact), -np.inf, hi), finite_exact + radius),
+                  hi)
+    return np.where(down, -np.inf, lo), np.where(up, np.inf, hi), num | number | up | down, nan | may_nan
 
 
 def _terms(step, inputs, params) -> tuple:
