@@ -46,6 +46,12 @@ class Dot:
     # coordinates): (inputs, params) -> how far the exact sum may move over the coefficients' possible values
     # (a half-width, added to the bound); None: the coefficients are exact inputs
     spread: Callable | None = None
+    # Where the coefficients the device computes may read an element the exact ones read with weight 0 or not at all
+    # (a coordinate at an integer, which may round to either side): (inputs, params) -> (number, nan, +inf, -inf),
+    # boolean arrays of where the sum in IEEE arithmetic over the coefficients' possible values may be a number, NaN,
+    # +inf, -inf (a NaN or infinite element times 0 is NaN; not read, it is no term); None: the exact coefficients'
+    # sum alone decides
+    reach: Callable | None = None
     # (inputs, params) -> a term a device may start the accumulator with or add into it anywhere (a bias, Beta * C),
     # as one more term of the sum (the step's result includes it); None: the sum is of the products alone
     addend: Callable | None = None

@@ -258,7 +258,22 @@ def linear_step(mapping) -> Dot:
     def count(inputs, params):
         rank = np.ndim(inputs[0])
         return 2 ** rank + 3 * rank
-    return Dot("Output", exact, magnitude, count, spread)
+
+    def reach(inputs, params):
+        """Where a NaN or infinite element lies among those the candidate coordinates read: the interpolation in
+        IEEE arithmetic at each corner of their box (a coordinate at an integer reads the next element with weight
+        0, NaN times an infinity or a NaN; one just below it reads the element before instead)."""
+        x = np.asarray(inputs[0], dtype=np.float64)
+        if np.isfinite(x).all():
+            return (False,) * 4
+        _, sets, _ = candidates(inputs, params)
+        seen = []
+        with np.errstate(invalid="ignore"):
+            for corner in itertools.product(*sets):
+                v = interpolate(x, corner)
+                seen.append((np.isfinite(v), np.isnan(v), v == np.inf, v == -np.inf))
+        return tuple(np.logical_or.reduce(parts) for parts in zip(*seen))
+    return Dot("Output", exact, magnitude, count, spread, reach)
 
 
 def resample_mapping(shape, params):
