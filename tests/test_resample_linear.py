@@ -4,12 +4,15 @@ float32, the weighted sum's rounding) passing simulated float32 devices of sever
 faults caught: nearest neighbour given for linear, the wrong pixel offsets, the weights swapped or held in
 float16, an axis not interpolated. Every LINEAR case through the oracle and the CPU provider."""
 import itertools
+import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import accumulation_devices as dev
+from exact_orders import every_order, round_fraction
 from soundness_tally import Tally
 
 import oracle
@@ -359,28 +362,80 @@ def test_every_linear_case_passes_through_the_oracle_and_the_cpu_provider():
         assert len(by_status[statuses.PASS]) >= (len(chosen) if name.startswith("python") else 60), name
 
 
+def rational_taps(size, count, scale, ins, outs, rounding):
+    """Per output index, the set of (first, second, 1 - f, f) a float32 device may compute, in Fractions: the
+    coordinate (o - OutputPixelOffset) * rcp(Scale) - InputPixelOffset with rcp at either end of its Direct3D
+    interval (conformance/judge/intervals.py: a / b is a * rcp(b)) or a correctly rounded division, each operation
+    rounded once (round_fraction), clamped; the weights 1 - f rounded."""
+    from conformance.judge.intervals import interval as elementwise
+    from conformance.specs.primitives import X, rcp
+
+    def r(v):
+        return round_fraction(v, "float32", rounding)
+    s, i, o = (Fraction(float(np.float32(v))) for v in (scale, ins, outs))
+    ends = elementwise(rcp(X), np.array([float(s)]), "float32")
+    reciprocals = {Fraction(float(ends.lo[0])), Fraction(float(ends.hi[0]))}
+    out = []
+    for index in range(count):
+        d = r(index - o)
+        chosen = set()
+        for q in {r(d * reciprocal) for reciprocal in reciprocals} | {r(d / s)}:
+            c = min(max(r(q - i), Fraction(0)), Fraction(size - 1))
+            first = math.floor(c)
+            f = c - first
+            chosen.add((first, min(first + 1, size - 1), r(1 - f), f))
+        out.append(chosen)
+    return out
+
+
 def test_every_interval_holds_the_exact_rational_interpolation():
-    """Independent of float64: the interpolation in rational arithmetic, from the float32 fields, lies in each
-    output's interval (accumulated.interval)."""
-    from fractions import Fraction
-    from conformance.judge.accumulated import interval
+    """Independent of float64: RESAMPLE1 of a 3 x 4 input, in rational arithmetic from the float32 fields: the exact
+    interpolation, and every result a float32 device may give with each operation rounded once (to nearest or
+    toward zero; its coordinates by rational_taps): separable lerps a + f (b - a) and separable weighted pairs (either
+    order), a mad fused or not; the four weights' products and every order of their sum, fused or not. All inside
+    each output's interval (accumulated.interval)."""
     x = np.random.default_rng(9).uniform(-1000, 1000, (3, 4)).astype(np.float32)
+    x[1, 2] = -x[1, 1] * (1 + 2.0 ** -20)  # neighbours that cancel
     quarter = {"InputPixelOffsets": [0.25], "OutputPixelOffsets": [0]}
+    judged = 0
     for scales, offsets in (((3, 1.5), CENTRES), ((0.75, 2.5), quarter)):
         params = fields(scales, offsets)
         allowed = interval(get("RESAMPLE1"), (x,), params, "float32")
-        axes = []
-        for size, count, s, i, o in zip(x.shape, allowed.lo.shape, scales, params["InputPixelOffsets"],
-                                        params["OutputPixelOffsets"]):
-            s, i, o = (Fraction(float(np.float32(v))) for v in (s, i, o))
-            taps = []
-            for out in range(count):
-                c = min(max((out - o) / s - i, Fraction(0)), Fraction(size - 1))
-                first = int(c)  # c >= 0: the floor
-                taps.append((first, min(first + 1, size - 1), c - first))
-            axes.append(taps)
-        for r, (r0, r1, fr) in enumerate(axes[0]):
-            for k, (k0, k1, fk) in enumerate(axes[1]):
-                v = [[Fraction(float(x[a, b])) for b in (k0, k1)] for a in (r0, r1)]
-                exact = ((1 - fr) * ((1 - fk) * v[0][0] + fk * v[0][1]) + fr * ((1 - fk) * v[1][0] + fk * v[1][1]))
-                assert Fraction(allowed.lo[r, k]) <= exact <= Fraction(allowed.hi[r, k]), (scales, r, k)
+        value = [[Fraction(float(v)) for v in row] for row in x]
+        for rounding in dev.ROUNDINGS:
+            def r(v):
+                return round_fraction(v, "float32", rounding)
+
+            def pair(a, b, w0, f):
+                """Each way a device combines two elements with weights 1 - f (rounded) and f, one rounding an op."""
+                step = r(b - a)
+                return {r(a + r(f * step)), r(a + f * step), r(r(w0 * a) + r(f * b)), r(r(w0 * a) + f * b),
+                        r(w0 * a + r(f * b))}
+            sizes = zip(x.shape, allowed.lo.shape, scales, params["InputPixelOffsets"], params["OutputPixelOffsets"])
+            axes = [rational_taps(size, count, scale, i, o, rounding) for size, count, scale, i, o in sizes]
+            for (row, rows), (col, cols) in itertools.product(enumerate(axes[0]), enumerate(axes[1])):
+                lo, hi = Fraction(allowed.lo[row, col]), Fraction(allowed.hi[row, col])
+                coordinates = [(out - Fraction(float(np.float32(params["OutputPixelOffsets"][0])))) /
+                               Fraction(float(np.float32(scale))) - Fraction(float(np.float32(params["InputPixelOffsets"][0])))
+                               for out, scale in ((row, scales[0]), (col, scales[1]))]
+                (c0, e0), (c1, e1) = ((min(max(c, Fraction(0)), Fraction(size - 1)), size) for c, size in
+                                      zip(coordinates, x.shape))
+                a0, a1 = math.floor(c0), math.floor(c1)
+                fa, fb = c0 - a0, c1 - a1
+                v = [[value[a][b] for b in (a1, min(a1 + 1, e1 - 1))] for a in (a0, min(a0 + 1, e0 - 1))]
+                exact = (1 - fa) * ((1 - fb) * v[0][0] + fb * v[0][1]) + fa * ((1 - fb) * v[1][0] + fb * v[1][1])
+                assert lo <= exact <= hi, f"{scales} at ({row}, {col}): exact {float(exact)!r} outside"
+                results = set()
+                for (r0, r1, u0, fr), (k0, k1, w0, fk) in itertools.product(rows, cols):
+                    v = [[value[a][b] for b in (k0, k1)] for a in (r0, r1)]
+                    for first, second in itertools.product(pair(v[0][0], v[1][0], u0, fr), pair(v[0][1], v[1][1], u0, fr)):
+                        results |= pair(first, second, w0, fk)
+                    weights = [r(a * b) for a in (u0, fr) for b in (w0, fk)]
+                    corners = [v[0][0], v[0][1], v[1][0], v[1][1]]
+                    for leaves in ([r(w * c) for w, c in zip(weights, corners)], [w * c for w, c in zip(weights, corners)]):
+                        results |= every_order(leaves, lambda a, b: r(a + b))
+                bad = sorted(float(v) for v in results if not lo <= v <= hi)
+                assert not bad, (f"RESAMPLE1 {scales} at ({row}, {col}) ({rounding}): device results {bad[:3]} outside "
+                                 f"[{float(lo)!r}, {float(hi)!r}]")
+                judged += 1
+    assert judged >= 100, judged
