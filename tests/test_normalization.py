@@ -9,7 +9,10 @@ uniform with NaN and infinities, far below Epsilon, offset, wide, denormal, cons
 over every or sampled order, and the faults caught: Epsilon ignored where the variance lies far below it, float16
 summed in half without ALLOW_HALF_PRECISION_COMPUTATION, the sample variance (n - 1) for the population's, LRN's
 window ignored, LP's P ignored, batch normalization's statistics broadcast along the wrong axis."""
+import functools
+import random
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +26,7 @@ from conformance.specs import get
 from conformance.specs.base import NotReachable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exact_orders import every_order, round_fraction, sampled_orders  # noqa: E402
 from accumulation_devices import PICKS, ROUNDINGS, devices, primitive, rounded, store, sum_rows  # noqa: E402
 
 MVN1, BN, BNT = "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION", "BATCH_NORMALIZATION_TRAINING"
@@ -400,6 +404,161 @@ def test_float16_summed_in_float32_passes_and_in_half_only_with_the_permission(l
     # sharp: without the permission, half sums of 4096 terms are caught
     params = fields(MVN1, Axes=[1], ScaleTensor="absent", BiasTensor="absent")
     assert failed(MVN1, (x,), params, in_half, "float16") == x.size
+
+
+# ---- independent: exact rational arithmetic, every or sampled order ------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def ends(name, q, precision, rounding, flush):
+    """The values a device may give for the primitive name at the value q (a Fraction): its d3d interval's two
+    ends and the float64 value rounded once (accumulation_devices.primitive), as Fractions."""
+    values = {float(primitive(name, np.array([float(q)]), pick, precision, rounding, flush)[0])
+              for pick in ("low", "high", rounding)}
+    return {Fraction(v) if np.isfinite(v) else v for v in values}
+
+
+def few(values, count=4):
+    """At most count of a set of Fractions, the least and the greatest among them."""
+    ordered = sorted(values)
+    return ordered if len(ordered) <= count else [ordered[round(k * (len(ordered) - 1) / (count - 1))]
+                                                     for k in range(count)]
+
+
+def summed(leaves, r, rng):
+    """Every tree's rounded sum of the leaves (Fractions) for n <= 5, else 24 sampled trees."""
+    def combine(a, b):
+        return r(a + b)
+    return every_order(leaves, combine) if len(leaves) <= 5 else sampled_orders(leaves, combine, rng, 24)
+
+
+def rational_mvn(row, epsilon, precision, rounding, flush, rng):
+    """Each element's set of outputs of MEAN_VARIANCE_NORMALIZATION1 devices over the row, exactly: Mean =
+    S / n (divided once, or by rcp(n)'s ends), two passes (the squares rounded, or exact as a mad adds them) or
+    one (clamped at 0), / sqrt (either end, then divided once or by rcp's ends) or * rsqrt (either end) of
+    Variance + Epsilon; every sum in every order (sampled trees beyond 5 terms), each operation rounded once."""
+    def r(q):
+        return round_fraction(q, precision, rounding, flush)
+    n = len(row)
+    x = [r(Fraction(float(v))) for v in row]  # flushed where the device flushes its inputs
+    out = [set() for _ in row]
+
+    def divided(a, b):
+        return {r(a / b)} | {r(a * c) for c in ends("rcp", b, precision, rounding, flush)}
+    for s in few(summed(x, r, rng), 2):
+        for mean in few(divided(s, Fraction(n)), 2):
+            centred = [r(v - mean) for v in x]
+            variances = set()
+            for leaves in ([r(c * c) for c in centred], [c * c for c in centred]):
+                for q in few(summed(leaves, r, rng), 2):
+                    variances |= divided(q, Fraction(n))
+            for q in few(summed([r(v * v) for v in x], r, rng), 2):
+                variances |= {max(r(m - r(mean * mean)), Fraction(0)) for m in divided(q, Fraction(n))}
+            for variance in few(variances, 3):
+                spread = r(variance + Fraction(epsilon))
+                factors = [(True, f) for f in ends("rsqrt", spread, precision, rounding, flush)]
+                factors += [(False, root) for root in ends("sqrt", spread, precision, rounding, flush)]
+                for i, c in enumerate(centred):
+                    for times, f in factors:
+                        out[i] |= {r(c * f)} if times else divided(c, f)
+    return out
+
+
+def rational_lp(row, p_, epsilon, precision, rounding, flush, rng):
+    """Each element's set of outputs of LP_NORMALIZATION devices over the row, exactly: the norm's sum in every
+    order (P 2: squares rounded or exact), sqrt at either end; x / (norm + Epsilon) and x / max(norm, Epsilon)
+    divided once or by rcp's ends; P 2: x * rsqrt(sum + Epsilon), x / sqrt(sum + Epsilon)."""
+    def r(q):
+        return round_fraction(q, precision, rounding, flush)
+    x = [r(Fraction(float(v))) for v in row]
+    eps = Fraction(epsilon)
+    out = [set() for _ in row]
+
+    def divided(a, b):
+        return {r(a / b)} | {r(a * c) for c in ends("rcp", b, precision, rounding, flush)}
+    leaf_sets = ([abs(v) for v in x],) if p_ == 1 else ([r(v * v) for v in x], [v * v for v in x])
+    for leaves in leaf_sets:
+        for s in few(summed(leaves, r, rng)):
+            norms = {s} if p_ == 1 else ends("sqrt", s, precision, rounding, flush)
+            divisors = {r(norm + eps) for norm in norms} | {max(norm, eps) for norm in norms}
+            if p_ == 2:
+                divisors |= ends("sqrt", r(s + eps), precision, rounding, flush)
+            for i, v in enumerate(x):
+                for divisor in divisors:
+                    out[i] |= divided(v, divisor)
+                if p_ == 2:
+                    out[i] |= {r(v * f) for f in ends("rsqrt", r(s + eps), precision, rounding, flush)}
+    return out
+
+
+def rational_rows(rng, dtype):
+    """Rows of 2 to 5 terms (every order) and 6 to 7 (sampled trees): uniform, far below Epsilon, offset 1000 +-
+    1 (float16: 30 +- 1, whose squares' sum stays finite), denormal (float16: its subnormals), constant."""
+    rows = []
+    for k in range(10):
+        n = 2 + k % 4 if k < 8 else 6 + k % 2
+        kind = k % 5
+        if kind == 0:
+            row = rng.uniform(-1, 2, n)
+        elif kind == 1:
+            row = rng.uniform(-1e-4, 1e-4, n)
+        elif kind == 2:
+            row = 1000 + rng.uniform(-1, 1, n) if dtype == "float32" else 30 + rng.uniform(-1, 1, n)
+        elif kind == 3:
+            row = rng.uniform(-3, 3, n) * (2.0 ** -126 if dtype == "float32" else 2.0 ** -14)
+        else:
+            row = np.full(n, rng.uniform(-10, 10))
+        rows.append(row.astype(dtype))
+    return rows
+
+
+@pytest.mark.parametrize("precision, dtype, flags", [("float32", "float32", "NONE"), ("float16", "float16", HALF),
+                                                     ("float32", "float16", "NONE")])
+@pytest.mark.parametrize("op", [MVN1, LP + " 1", LP + " 2"])
+def test_every_order_exactly_rounded_inside(op, precision, dtype, flags):
+    """Independent of the simulator's float64 tricks: MEAN_VARIANCE_NORMALIZATION1 and LP_NORMALIZATION (P 1 and
+    2) of rows of at most 7 terms with exact rational arithmetic, each operation rounded once by round_fraction
+    (to nearest or toward zero, flushing float32 denormals or not), rcp, sqrt and rsqrt at the ends of their d3d
+    intervals, every sum in every order: every output, stored either way where the tensor is float16, inside
+    interval()'s [lo, hi]; so is the exact rational result of P 1 (x / (sum |x| + Epsilon))."""
+    rng = np.random.default_rng(14)
+    sample = random.Random(14)
+    modes = [(r, f) for r in ROUNDINGS for f in (False, True)] if precision == "float32" else [("nearest", False)]
+    name, p_ = (op.split() + [None])[:2]
+    seen = 0
+    for row in rational_rows(rng, dtype):
+        if name == MVN1:
+            params = fields(MVN1, Axes=[1], ScaleTensor="absent", BiasTensor="absent", ExecutionFlags=flags)
+        else:
+            params = fields(LP, Axis=1, P=int(p_), ExecutionFlags=flags)
+        allowed = interval(get(name), (row[None, :],), params, dtype)
+        epsilon = float(np.float32(params["Epsilon"]))
+        if p_ == "1":
+            total = sum(abs(Fraction(float(v))) for v in row) + Fraction(epsilon)
+            for i, v in enumerate(row):
+                q = Fraction(float(v)) / total
+                assert allowed.lo[0, i] <= q <= allowed.hi[0, i], \
+                    f"{op} {row.tolist()}: exact {float(q)!r} outside [{allowed.lo[0, i]!r}, {allowed.hi[0, i]!r}]"
+        tiny = np.abs(row.astype(np.float64)).max() < 2.0 ** -100
+        for rounding, flush in modes:
+            if flush and not tiny:  # flushing changes nothing there
+                continue
+            if name == MVN1:
+                outputs = rational_mvn(row, epsilon, precision, rounding, flush, sample)
+            else:
+                outputs = rational_lp(row, int(p_), epsilon, precision, rounding, flush, sample)
+            for i, values in enumerate(outputs):
+                if dtype != precision:
+                    values = {round_fraction(v, dtype, stored) for v in values for stored in ROUNDINGS}
+                # an infinity of overflow (float16 rcp(Epsilon) = 1e5 past 65504) where another reading of the page
+                # computes a number is no way of computing the page's result (accumulated._united)
+                values = {v for v in values if isinstance(v, Fraction)}
+                lo, hi = allowed.lo[0, i], allowed.hi[0, i]
+                bad = sorted(float(v) for v in values if not lo <= v <= hi)
+                assert not bad, (f"{op} {dtype} in {precision} ({rounding}, flush={flush}) of {row.tolist()}: element "
+                                 f"{i} gave {bad[:3]}, expected within [{lo!r}, {hi!r}]")
+                seen += len(values)
+    print(f"{op} {dtype} in {precision}: {seen} distinct outputs checked")
+    assert seen >= 100, f"expected over a hundred distinct outputs checked, came {seen}"
 
 
 # ---- sharp: the faults are caught ----------------------------------------------------------------------------
