@@ -13,8 +13,14 @@ import pytest
 import accumulation_devices as dev
 from exact_orders import every_dot, round_fraction
 import oracle
-from conformance import specs
+from conformance import backends, specs, statuses
+from conformance.backends.base import OK, Outcome
+from conformance.caseset.caseload import load_paths
+from conformance.dmldirect import layout
+from conformance.dmldirect.describe import OperatorDescription
 from conformance.judge.accumulated import compare_accumulated, interval
+from conformance.run import runner
+from conformance.run.results import ResultsWriter
 from conformance.specs.base import ABSENT, computed_fields
 from conformance.specs.gemm import has_c
 from oracle.gemm import NONE, transformed
@@ -375,3 +381,58 @@ def test_an_infinity_times_a_flushed_denormal_may_be_nan_and_nothing_else_may():
     assert verdict((a, flushed), fields, "float32", nan)[0] == 0
     assert verdict((a, flushed), fields, "float32", np.array([[-np.inf]], np.float32))[0] == 0
     assert verdict((a, normal), fields, "float32", nan)[0] == 1
+
+
+# -- C broadcast: the page's C of the output's Sizes, read through zero strides (ONNX Gemm's unidirectional C) ------
+
+BROADCAST = [c for c in load_paths(["cases/gemm.yaml"]) if c.inputs and c.inputs[-1].broadcast]
+
+
+def run(name, chosen):
+    return runner.run(chosen, backends.create(name), "6_0", ResultsWriter(None)).records
+
+
+def test_c_broadcast_cases_cover_m_n_and_both_with_the_outputs_sizes():
+    assert {(c.dtype, tuple(c.inputs[2].broadcast)) for c in BROADCAST} >= \
+        {(d, b) for d in ("float32", "float16") for b in ((0,), (1,), (0, 1))}
+    for case in BROADCAST:
+        c = case.inputs[2]
+        assert c.sizes == case.outputs[0] and all(c.shape[d] == 1 for d in c.broadcast), \
+            f"{case.id}: expected C of Sizes {case.outputs[0]} stored with 1 where broadcast, came {c.sizes}, {c.shape}"
+
+
+def test_dml_direct_describes_c_with_the_outputs_sizes_and_zero_strides():
+    for case in BROADCAST:
+        request = layout.request(case.op, case.dtype, case.shape, case.params, False, case.inputs, (),
+                                 case.outputs[0])
+        c = OperatorDescription.from_case(request).inputs[2]
+        m, n = case.outputs[0]
+        want = {(0,): [0, 1], (1,): [1, 0], (0, 1): [0, 0]}[tuple(case.inputs[2].broadcast)]
+        assert list(c.sizes) == [m, n] and list(c.strides) == want, \
+            f"{case.id}: expected CTensor Sizes {[m, n]} and Strides {want}, came {list(c.sizes)}, {list(c.strides)}"
+
+
+def test_the_cpu_provider_and_the_oracle_agree_on_a_broadcast_c():
+    """ONNX Gemm takes C as {N}, {M, 1} or {1} (GEMM's onnx_shapes): ONNX Runtime's CPU provider's results pass
+    the d3d judge on every broadcast case, as the oracle's do."""
+    shapes = {tuple(c.inputs[2].broadcast): GEMM.onnx_shapes(c.input_shapes, c.params)[2] for c in BROADCAST}
+    assert shapes[(0,)] == (4,) and shapes[(1,)] == (3, 1) and shapes[(0, 1)] == (1,), shapes
+    for name in ("cpu", "python:oracle:evaluate"):
+        records = run(name, BROADCAST)
+        assert len(records) == len(BROADCAST) and {r["status"] for r in records} == {statuses.PASS}, \
+            f"{name}: expected every broadcast case to pass, came {[(r['id'], r['status']) for r in records]}"
+
+
+def test_a_device_reading_a_broadcast_c_as_packed_is_caught():
+    """A device that ignores C's zero strides reads its storage as a packed {M, N} tensor: the first row (or
+    column) right, the rest past the storage's end (robust buffer access: 0) or the wrong elements."""
+    for case in BROADCAST:
+        a, b, c = case.make_input()
+        m, n = case.outputs[0]
+        storage = np.zeros(m * n, c.dtype)
+        storage[:c.size] = c.reshape(-1)
+        wrong = oracle.evaluate(case.op, (a, b, storage.reshape(m, n)), case.dtype, **case.oracle_params())
+        record = runner.judge(case, (a, b, c), Outcome(OK, output=wrong), "6_0", "fault", 0.0)
+        assert record["status"] == statuses.FAIL, f"{case.id}: expected the packed read of C to fail, came {record}"
+        right = oracle.evaluate(case.op, (a, b, c), case.dtype, **case.oracle_params())
+        assert runner.judge(case, (a, b, c), Outcome(OK, output=right), "6_0", "right", 0.0)["status"] == statuses.PASS

@@ -19,6 +19,9 @@ class CaseInput:
     # An index input: the size of the dimension each element addresses (OperatorSpec.index_bounds)
     bounds: object = field(default=None, repr=False)
     axis: int | None = None  # the dimension distinct indices differ along (OperatorSpec.index_axis)
+    # Broadcast where the case names each input's shape (GEMM's C): the Sizes DirectML reads it at, the shape
+    # named (its own shape has 1 in the broadcast dimensions); empty: the case's shape
+    sizes: tuple = ()
 
     def make(self, case_seed: int):
         seed = inputs.input_seed(case_seed, self.name)
@@ -28,7 +31,8 @@ class CaseInput:
 
     def describe(self) -> dict:
         return {"name": self.name, "dtype": self.dtype, "shape": list(self.shape),
-                "generator": self.generator, "broadcast": list(self.broadcast)}
+                "generator": self.generator, "broadcast": list(self.broadcast),
+                **({"sizes": list(self.sizes)} if self.sizes else {})}
 
 
 @dataclass

@@ -290,9 +290,6 @@ def _check_group(spec, group, at, where, max_elements) -> list:
     for s, shape in enumerate(group["shapes"]):
         if own_shapes(shape):
             problems += _check_own_shapes(spec, shape, lambda *keys: where(*at, "shapes", s, *keys), max_elements)
-            if group.get("broadcast"):
-                problems.append(f"{where(*at, 'broadcast')}broadcast is for inputs of the case's one shape; "
-                                "inputs of their own shapes have their sizes of 1 in them")
             continue
         rank = shape["rank"] if isinstance(shape, dict) else (1 if shape == "auto" else len(shape))
         if not 1 <= rank <= 8:
@@ -715,7 +712,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
                 problems += [f"{where(*at, 'shapes')}{p}" for p in error.problems]
                 continue
         input_shapes = () if no_input else tuple(i.shape for i in several) or (shape,)
-        problem = spec.shape_problem(input_shapes, full)
+        problem = spec.shape_problem(tuple(i.sizes or i.shape for i in several) or input_shapes, full)
         if problem:
             problems.append(f"{where(*at, 'shapes')}{spec.name}: {problem}")
             continue
@@ -804,6 +801,7 @@ def _case_inputs(spec, plan, dtype, params, shape, broadcast, named=None) -> tup
     """named: each input's own shape in the page's order, where the case names them (else the spec's
     input_shapes_rule's, where it has one: JOIN's inputs cut from the joined shape)."""
     from conformance.caseset.case import CaseInput
+    given_shapes = named is not None  # the case names them: a broadcast one's is the Sizes DirectML reads it at
     if named is None and spec.input_shapes_rule is not None:
         named = spec.input_shapes_rule(tuple(shape), params)
         if isinstance(named, str):
@@ -811,16 +809,18 @@ def _case_inputs(spec, plan, dtype, params, shape, broadcast, named=None) -> tup
     result = []
     for k, given in enumerate(spec.input_tensors(params)):
         dims = next((tuple(sorted(set(d))) for name, d in broadcast.items() if spec.input(name) is given), ())
-        if any(d >= len(shape) for d in dims):
-            raise CaseFileError([f"broadcast {given.short} along {list(dims)}: the shape {list(shape)} has "
-                                 f"{len(shape)} dimensions"])
-        own_shape = named[k] if named else tuple(1 if d in dims else n for d, n in enumerate(shape))
+        read = tuple(named[k]) if given_shapes else tuple(shape)
+        if any(d >= len(read) for d in dims):
+            raise CaseFileError([f"broadcast {given.short} along {list(dims)}: the shape {list(read)} has "
+                                 f"{len(read)} dimensions"])
+        own_shape = named[k] if named and not given_shapes else tuple(1 if d in dims else n for d, n in enumerate(read))
         own, count = plan["own"][given.short], int(np.prod(own_shape, dtype=np.int64))
         if not dims and own is not None and 0 < count < len(own):
             raise CaseFileError([f"shape {list(own_shape)} holds {count} elements but input {given.short}'s generator "
                                  f"has {len(own)} values; use a larger shape, 'auto' or {{rank: R}}"])
         result.append(CaseInput(given.short, spec.tensor_type(given.name, dtype, params), own_shape,
-                                plan["generators"][given.short], dims, plan["own"][given.short]))
+                                plan["generators"][given.short], dims, plan["own"][given.short],
+                                sizes=read if given_shapes and dims else ()))
     return tuple(result)
 
 

@@ -138,8 +138,10 @@ class OperatorDescription:
         plain = sum(kinds[name] == "tensor" for name in input_fields)
         if len(given) != len(input_fields) if plain == len(input_fields) else len(given) <= plain:
             raise ValueError(f"{desc['struct']}: {len(input_fields)} input tensor fields, {len(given)} described")
-        # Each input its own sizes (GATHER's indices); a broadcast one the case's, with zero strides
-        self.inputs = [TensorDesc(i["dtype"], self.shape, broadcast_strides(i["shape"], set(i["broadcast"])))
+        # Each input its own sizes (GATHER's indices); a broadcast one the case's (or those the case names for it:
+        # GEMM's C), with zero strides
+        self.inputs = [TensorDesc(i["dtype"], i.get("sizes") or self.shape,
+                                  broadcast_strides(i["shape"], set(i["broadcast"])))
                        if i["broadcast"] else TensorDesc(i["dtype"], i["shape"]) for i in given]
         # The shape of each input array that travels
         self.input_shapes = [tuple(int(n) for n in i["shape"]) for i in given]

@@ -83,7 +83,9 @@ def request(spec, dtype: str, shape, params: dict, in_place: bool = False, input
             "shape": [int(s) for s in shape], "in_place": bool(in_place), "in_place_input": aliased,
             "desc": layout(spec, spec.absent_tensors(values)), "params": _wired(spec, values, dtype),
             "inputs": [{"dtype": str(np.dtype(i.dtype)), "shape": [int(n) for n in i.shape],
-                        "broadcast": [int(d) for d in i.broadcast]} for i in inputs],
+                        "broadcast": [int(d) for d in i.broadcast],
+                        **({"sizes": [int(n) for n in i.sizes]} if getattr(i, "sizes", ()) else {})}
+                       for i in inputs],
             "output_strides": [int(s) for s in output_strides] or None,
             "input_strides": [int(s) for s in input_strides] or None,
             "output_shape": None if output_shape is None else [int(n) for n in output_shape],

@@ -128,6 +128,15 @@ def _in_opset(node: OnnxNode, opset: int) -> bool:
     return True
 
 
+def onnx_shapes(input_shapes, params) -> tuple:
+    """A C broadcast along M ({1, N}: zero strides on DirectML) as ONNX Gemm's C of shape {N}, one broadcast along
+    both ({1, 1}) as {1}; {M, 1} as it is (C unidirectionally broadcast, the page's strides)."""
+    shapes = [tuple(s) for s in input_shapes]
+    if len(shapes) > 2 and len(shapes[2]) == 2 and shapes[2][0] == 1:
+        shapes[2] = shapes[2][1:]
+    return tuple(shapes)
+
+
 def onnx_for_shape(node: OnnxNode, shape) -> OnnxNode:
     """3-D and 4-D: MatMul (batched), which has no Alpha, C or transform."""
     if len(shape) == 2:
@@ -162,7 +171,7 @@ SPEC = OperatorSpec(
                 execution_flags()),
     inputs=(Input("ATensor", broadcast=False, aliases_output=False),
             Input("BTensor", broadcast=False, aliases_output=False),
-            Input("CTensor", broadcast=False, aliases_output=False, optional=True)),
+            Input("CTensor", aliases_output=False, optional=True)),
     introduced="1_0",
     tables=TABLES,
     in_place=False,
@@ -174,6 +183,7 @@ SPEC = OperatorSpec(
                "Alpha, C or a transform; the fused activation's own node after it (the DirectML EP fuses them)",
     to_onnx=to_onnx,
     onnx_for_shape=onnx_for_shape,
+    onnx_shapes=onnx_shapes,
     source=page("DML_GEMM_OPERATOR_DESC"),
     family=CONTRACTION,
     output_shapes_rule=output_shapes,
@@ -191,7 +201,9 @@ SPEC = OperatorSpec(
            "The fused activation: the GEMM's result as the unfused GEMM's output tensor holds it (the oracle: "
            "rounded to the type, then the activation's oracle), or as a fused shader keeps it (the d3d formula).",
            "Alpha and Beta: the page gives no default; ONNX Gemm's 1.0 where a case leaves them unset. C's Sizes "
-           "are the output's (the page): a broadcast C is zero strides, which no case here uses.",
+           "are the output's (the page): a broadcast C (ONNX Gemm's unidirectional broadcast) is zero strides, "
+           "a case's `broadcast: {C: [0]}` (along M), [1] (along N) or [0, 1]; ONNX Gemm takes that C as {N}, "
+           "{M, 1} or {1}.",
            "The `ulp` model: WebNN's gemm (2 K, +1 where Alpha != 1, +1 where C is used with Beta != 0, +1 more "
            "where Beta != 1)."),
 )
