@@ -19,6 +19,8 @@ from conformance.caseset.caseload import load_paths
 from conformance.dmldirect import layout
 from conformance.dmldirect.describe import OperatorDescription
 from conformance.judge.accumulated import compare_accumulated, interval
+from conformance.judge.intervals import FLOAT32, Evaluator, Values
+from conformance.specs import primitives
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
 from conformance.specs.base import ABSENT, computed_fields
@@ -297,6 +299,42 @@ def test_every_order_exactly_rounded_inside(precision, dtype, flags):
                 assert not bad, (f"{dtype} in {precision} ({rounding}, flush={flush}) {fields} output {m, n}: results "
                                  f"{bad[:3]} outside [{lo!r}, {hi!r}] (exact {float(exact)!r})")
                 judged += len(results)
+    assert judged > 150, f"expected a few hundred distinct device results checked, came {judged}"
+
+
+def model_ends(formula, value: float) -> tuple:
+    """The two ends of the element-wise d3d model's float32 interval of formula (conformance/judge/intervals.py) at
+    a float32 value: the values a device's primitive may give there."""
+    with np.errstate(all="ignore"):
+        ends = Evaluator(FLOAT32).evaluate(formula, Values.points(np.array([value])))
+    return float(ends.lo[0]), float(ends.hi[0])
+
+
+def test_a_fused_sigmoid_exactly_rounded_inside():
+    """SIGMOID fused after small GEMMs, 1 / (1 + exp(-t)) as the page's activation computes it: t every result of
+    the GEMM in exact rational arithmetic (every order, rounding, flush), exp(-t) and the division either end of
+    their d3d intervals, 1 + exp(-t) rounded once: every value inside the fused GEMM's interval."""
+    rng, sample = np.random.default_rng(13), random.Random(13)
+    judged = 0
+    for fields, inputs in itertools.islice(rational_gemms(rng, "float32"), 8):
+        if not np.isfinite(np.concatenate([np.ravel(v) for v in inputs])).all() or \
+                np.abs(inputs[0]).max() > 1e10:  # huge: sigmoid saturates, the sums' overflow is the GEMM's test
+            continue
+        fused = {**fields, "FusedActivation": {"Type": "ACTIVATION_SIGMOID"}}
+        allowed = interval(GEMM, inputs, fused, "float32")
+        for (m, n), (rounding, flush) in itertools.product(itertools.product(range(2), range(2)),
+                                                           itertools.product(dev.ROUNDINGS, (False, True))):
+            _, sums = rational_results(inputs, fields, m, n, "float32", rounding, flush, sample)
+            values = set()
+            for t in sums:
+                for e in model_ends(primitives.exp(-primitives.X), float(t)):
+                    d = round_fraction(1 + Fraction(e), "float32", rounding, flush)
+                    values |= set(model_ends(1.0 / primitives.X, float(d)))
+            lo, hi = allowed.lo[m, n], allowed.hi[m, n]
+            bad = [v for v in values if not lo <= v <= hi]
+            assert not bad, (f"SIGMOID after {fields} output {m, n} ({rounding}, flush={flush}): {bad[:3]} outside "
+                             f"[{lo!r}, {hi!r}]")
+            judged += len(values)
     assert judged > 150, f"expected a few hundred distinct device results checked, came {judged}"
 
 
