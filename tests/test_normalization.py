@@ -23,6 +23,7 @@ from conformance import specs  # noqa: F401  (the registry before the judge, as 
 from conformance.judge.accumulated import compare_accumulated, interval
 from conformance.judge.intervals import Values
 from conformance.specs import get
+from conformance.caseset.caseload import load_file
 from conformance.specs.base import NotReachable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +33,7 @@ from accumulation_devices import PICKS, ROUNDINGS, devices, primitive, rounded, 
 MVN1, BN, BNT = "MEAN_VARIANCE_NORMALIZATION1", "BATCH_NORMALIZATION", "BATCH_NORMALIZATION_TRAINING"
 LRN, LP = "LOCAL_RESPONSE_NORMALIZATION", "LP_NORMALIZATION"
 HALF = "ALLOW_HALF_PRECISION_COMPUTATION"
+CASE_FILES = Path(__file__).resolve().parent.parent / "cases"
 
 
 def fields(op, **given) -> dict:
@@ -120,6 +122,54 @@ def test_batch_normalization_oracles_by_hand():
                                              Epsilon=0)
     np.testing.assert_array_equal(output, [[-1], [3]])  # 2 * (x - 2) / 1 + 0 + FusedAdd 1
     assert (mean.item(), variance.item()) == (2.0, 1.0)
+
+
+def test_batch_normalization_broadcasts_by_hand_on_the_case_files_cases():
+    """Every BATCH_NORMALIZATION case of cases/batch_normalization.yaml whose Mean, Variance, Scale or Bias is
+    broadcast (per channel, per activation with Spatial FALSE or TRUE, mixed: each along dimensions of its own):
+    the oracle equals the page's formula worked element by element, each statistic read at the element's index
+    with 0 in its dimensions of size 1 (the page: "any dimension ... can be set to 1, and be automatically
+    broadcast"); and the oracle's value lies inside the d3d interval."""
+    cases = [c for c in load_file(CASE_FILES / "batch_normalization.yaml")
+             if "broadcast[" in c.id and c.params.get("FusedActivation") is None]
+    shapes = {tuple(a.shape for a in c.make_input()[1:]) for c in cases}
+    assert {((1, 3, 4, 5),) * 4, ((1, 3, 4, 5),) * 2 + ((1, 3, 1, 1),) * 2} <= shapes, shapes  # per activation
+    assert any(len(set(s)) == 4 for s in shapes), shapes  # mixed
+    assert any(c.params["Spatial"] == 0 and c.make_input()[1].shape == (1, 3, 4, 5) for c in cases)
+    for case in cases:
+        inputs = case.make_input()
+        x, statistics = inputs[0].astype(np.float64), [a.astype(np.float64) for a in inputs[1:]]
+        epsilon = float(np.float32(case.params["Epsilon"]))
+        want = np.empty(x.shape)
+        for index in np.ndindex(*x.shape):
+            mean, variance, scale, bias = (a[tuple(i if n > 1 else 0 for i, n in zip(index, a.shape))]
+                                           for a in statistics)
+            want[index] = scale * ((x[index] - mean) / np.sqrt(variance + epsilon)) + bias
+        got = oracle.reference(BN, inputs, case.dtype, **case.oracle_params())
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=case.id)
+        allowed = interval(get(BN), inputs, case.params, case.dtype)
+        rounded_ = oracle.evaluate(BN, inputs, case.dtype, **case.oracle_params()).astype(np.float64)
+        assert not outside(allowed, rounded_).any(), f"{case.id}: the oracle outside its own interval"
+
+
+def test_statistics_broadcast_along_the_wrong_axis_are_caught():
+    """A device that reads per-channel Mean, Variance, Scale and Bias ({1, C, 1, 1}) along Height instead (C = H =
+    4: the same sizes) is caught on every element whose channel and row differ; one that reads per-activation
+    statistics ({1, C, H, W}, Spatial FALSE) with Height and Width swapped (H = W), wherever they differ."""
+    rng = np.random.default_rng(17)
+    x = rng.uniform(-10, 10, (2, 4, 4, 4)).astype(np.float32)
+    for shape, wrong, differ in (((1, 4, 1, 1), lambda a: a.reshape(1, 1, 4, 1),
+                                  np.arange(4)[:, None, None] != np.arange(4)[None, :, None]),
+                                 ((1, 4, 4, 4), lambda a: a.transpose(0, 1, 3, 2),
+                                  np.arange(4)[None, :, None] != np.arange(4)[None, None, :])):
+        statistics = [rng.uniform(lo, hi, shape).astype(np.float32) for lo, hi in ((-2, 2), (0.5, 4), (0.5, 2), (-1, 1))]
+        params = fields(BN, Spatial=0 if shape[2] > 1 else 1)
+        right = oracle.evaluate(BN, (x, *statistics), "float32", **params)
+        misread = oracle.evaluate(BN, (x, *(wrong(a) for a in statistics)), "float32", **params)
+        assert failed(BN, (x, *statistics), params, right) == 0
+        expected = int(np.broadcast_to(differ, x.shape).sum())
+        assert failed(BN, (x, *statistics), params, misread) == expected, \
+            f"statistics {shape} read along the wrong axis: expected {expected} elements caught"
 
 
 def test_local_response_and_lp_normalization_oracles_by_hand():
