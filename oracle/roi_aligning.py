@@ -102,10 +102,26 @@ def padded(image: np.ndarray, fill: float) -> np.ndarray:
 
 
 def samples(image, wy, wx, magnitude=False) -> np.ndarray:
-    """Every sample's interpolation (C, out_y, n_y, out_x, n_x); magnitude: sum |weight * element| instead."""
+    """Every sample's interpolation (C, out_y, n_y, out_x, n_x); magnitude: sum |weight * element| instead. An
+    element of weight 0 is no term of a sample (the weights span the whole input: a NaN or an infinity elsewhere
+    in the channel does not reach it); one of nonzero weight gives its NaN or infinity (+inf and -inf: NaN)."""
     if magnitude:
-        return np.einsum("ysi,xtj,cij->cysxt", np.abs(wy), np.abs(wx), np.abs(image))
-    return np.einsum("ysi,xtj,cij->cysxt", wy, wx, image)
+        return contract(np.abs(wy), np.abs(wx), np.abs(image))
+    finite = np.isfinite(image)
+    if finite.all():
+        return contract(wy, wx, image)
+    out = contract(wy, wx, np.where(finite, image, 0.0))
+    read = [(w != 0).astype(np.float64) for w in (wy, wx)]
+    up, down, nan = (contract(*read, mask.astype(np.float64)) > 0
+                     for mask in (image == np.inf, image == -np.inf, np.isnan(image)))
+    return np.where(nan | (up & down), np.nan, np.where(up, np.inf, np.where(down, -np.inf, out)))
+
+
+def contract(wy, wx, image) -> np.ndarray:
+    """sum over i, j of wy[y, s, i] * wx[x, t, j] * image[c, i, j]: (C, y, s, x, t), by two matrix products."""
+    (y, s, i), (x, t, j) = wy.shape, wx.shape
+    out = wy.reshape(y * s, i) @ (image @ wx.reshape(x * t, j).T)
+    return out.reshape(image.shape[0], y, s, x, t)
 
 
 def plan(shapes, rois, out_size, fields) -> list:

@@ -233,3 +233,9 @@ def primitive(name, values, pick, precision="float32", rounding="nearest", flush
         raise ValueError(f"pick {pick!r}: expected one of {PICKS}")
     ok = np.isfinite(values) & np.isfinite(exact) & np.isfinite(chosen)
     return np.where(ok, chosen, rounded(exact, precision, rounding, flush))
+
+
+def add(a, b, precision="float32", rounding="nearest", flush=False):
+    """a + b (values of precision, broadcast together) rounded once: an element-wise add as a device does it."""
+    a, b = np.broadcast_arrays(*(_flushed(np.asarray(v, np.float64), precision, flush) for v in (a, b)))
+    return _add(a, b, precision, rounding, flush)

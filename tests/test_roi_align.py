@@ -2,6 +2,7 @@
 compute the page's pseudocode in float32 (coordinates, weights, sums in either order) pass the sound judge; the
 faults are caught (nearest instead of bilinear, a wrong pixel offset, n + 1 samples as the page's `<=` reads,
 the average where the maximum is asked)."""
+import itertools
 from fractions import Fraction as Q
 from pathlib import Path
 
@@ -9,7 +10,9 @@ import numpy as np
 import pytest
 
 import oracle
+import accumulation_devices as dev
 from accumulation_devices import rounded
+from soundness_tally import Tally
 from conformance import specs
 from conformance.judge.accumulated import compare_accumulated, interval
 from oracle.roi_aligning import ALIGN_DEFAULTS, AVERAGE, DEFAULTS, LINEAR, MAX, SAMPLES, TAPS, align
@@ -162,6 +165,155 @@ def test_faults_are_caught(fault, params):
     data, rois, batches = _inputs(2)
     actual = device(data, rois, batches, params, fault=fault)
     assert judged("ROI_ALIGN", (data, rois, batches), params, actual) > 0
+
+
+# -- sound: devices whose every operation is rounded once, counted (issue 26) --------------------------------------
+
+TALLY = Tally("ROI_ALIGN")
+KINDS = ("uniform", "cancel", "wide", "tiny")
+
+
+def roi_devices():
+    """(order, rounding, fused, flush, rcp): the 4 taps' and the samples' sums in each order, rounding either way,
+    a mad fused or not; divisions correctly rounded (to nearest) or a multiply by rcp at the low or high end of
+    its Direct3D interval (truncating); two that flush."""
+    chosen = [(order, rounding, fused, False, "low" if fused else "high") for order in dev.PRODUCT_ORDERS
+              for rounding in dev.ROUNDINGS for fused in (False, True)]
+    return chosen + [("sequential", "zero", False, True, "low"), ("pairwise", "nearest", True, True, "high")]
+
+
+def vector_device(data, rois, batches, params, order, rounding, fused, flush, rcp):
+    """ROI_ALIGN1's pseudocode (ROI_ALIGN's fields by default) as a float32 device computes it, vectorised over
+    channels and samples, every operation rounded once (tests/accumulation_devices.py); the samples outside where
+    their coordinate is <= -1 or >= the size (OutOfBoundsInputValue), else clamped (DirectML's reading)."""
+    p = {**DEFAULTS, **ALIGN_DEFAULTS, **params}
+
+    def F(v):
+        return dev.rounded(np.asarray(v, np.float64), "float32", rounding, flush)
+
+    def add(a, b):
+        return dev.add(a, b, "float32", rounding, flush)
+
+    def divide(a, b):
+        return F(a / b) if rounding == "nearest" else F(a * dev.primitive("rcp", b, rcp, "float32", rounding, flush))
+
+    out_y, out_x = p["OutputSize"]
+    fill = F(p["OutOfBoundsInputValue"])
+    _, channels, rows, cols = data.shape
+    out = np.zeros((len(rois), channels, out_y, out_x))
+
+    def axis(start, end, size, limit):
+        """Per sample: the two indices (limit: the fill slot), their weights; and the count n."""
+        span = add(end, -start)
+        n = int(min(max(np.ceil(divide(span, float(size))), p["MinimumSamplesPerOutput"]), p["MaximumSamplesPerOutput"]))
+        step = divide(span, float(size * n))
+        s = np.arange(size * n, dtype=np.float64)
+        c = add(add(F(add(s, -F(p["OutputPixelOffset"])) * step), start), -F(p["InputPixelOffset"]))
+        outside = (c <= -1) | (c >= limit)
+        c = np.clip(c, 0, limit - 1)
+        first = np.floor(c)
+        f = c - first  # exact
+        w0 = add(1.0, -f)
+        i0 = np.where(outside, limit, first).astype(np.intp)
+        i1 = np.where(outside, limit, np.minimum(first + 1, limit - 1)).astype(np.intp)
+        return (i0, i1), (np.where(outside, 1.0, w0), np.where(outside, 0.0, f)), n
+
+    for r, roi in enumerate(np.asarray(rois, np.float64)):
+        image = np.full((channels, rows + 1, cols + 1), fill)
+        image[:, :rows, :cols] = dev.rounded(data[int(batches[r])].astype(np.float64), "float32", rounding, flush)
+        ys, wy, ny = axis(F(roi[1] * F(p["SpatialScaleY"])), F(roi[3] * F(p["SpatialScaleY"])), out_y, rows)
+        xs, wx, nx = axis(F(roi[0] * F(p["SpatialScaleX"])), F(roi[2] * F(p["SpatialScaleX"])), out_x, cols)
+        weights, values = [], []
+        for a, b in itertools.product(range(2), range(2)):
+            w = F(wy[a][:, None] * wx[b][None, :])
+            weights.append(np.broadcast_to(w, (channels,) + w.shape).reshape(-1))
+            values.append(image[:, ys[a][:, None], xs[b][None, :]].reshape(-1))
+        sampled = dev.sum_rows((np.stack(weights, axis=1), np.stack(values, axis=1)), order, "float32", rounding, fused,
+                               flush)
+        grid = sampled.reshape(channels, out_y, ny, out_x, nx).transpose(0, 1, 3, 2, 4).reshape(-1, ny * nx)
+        if p["ReductionFunction"] == MAX:
+            with np.errstate(invalid="ignore"):
+                total = np.fmax.reduce(grid, axis=1)  # Direct3D's max: a NaN operand yields the other
+        else:
+            total = divide(dev.sum_rows(grid, order, "float32", rounding, False, flush), float(ny * nx))
+        out[r] = total.reshape(channels, out_y, out_x)
+    return out
+
+
+def roi_data(rng, kind):
+    """(data, rois, batches): data of 2 batches of 96 channels of 9 x 11; 10 ROIs from 1.5 outside the input to
+    0.5 beyond it. uniform in [-100, 100] with a NaN, an infinity and both infinities; cancel: +-1000 alternating plus
+    up to 1; wide: magnitudes 2^-60 to 2^60; tiny: the denormal range; signs random."""
+    shape = (2, 96, 9, 11)
+    if kind == "uniform":
+        data = rng.uniform(-100, 100, shape)
+        data[0, 0, 4, 5], data[0, 1, 2, 2], data[1, 2, 6, 6], data[1, 3, 3, 3:5] = np.nan, np.inf, -np.inf, (np.inf,
+                                                                                                             -np.inf)
+    elif kind == "cancel":
+        data = 1000 * (-1.0) ** np.indices(shape)[2:].sum(axis=0) + rng.uniform(-1, 1, shape)
+    else:
+        low, high = (-60, 60) if kind == "wide" else (-149, -120)
+        data = rng.choice([-1.0, 1.0], shape) * np.exp2(rng.uniform(low, high, shape))
+    corners = rng.uniform(-1.5, 11.5, (10, 4))
+    rois = np.concatenate([np.minimum(corners[:, :2], corners[:, 2:]), np.maximum(corners[:, :2], corners[:, 2:])],
+                          axis=1)
+    return data.astype(np.float32), rois.astype(np.float32), rng.integers(0, 2, 10).astype(np.uint32)
+
+
+ROI_CASES = [("ROI_ALIGN", {"OutputSize": [3, 3], "MinimumSamplesPerOutput": 2, "MaximumSamplesPerOutput": 2}),
+             ("ROI_ALIGN", {"OutputSize": [2, 3], "ReductionFunction": MAX}),
+             ("ROI_ALIGN1", {"OutputSize": [3, 2], "InputPixelOffset": 0.0, "SpatialScaleX": 0.75,
+                             "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 3, "OutOfBoundsInputValue": 2.5})]
+
+
+@pytest.mark.parametrize("op, params", ROI_CASES, ids=["average", "max", "align1"])
+def test_float32_devices_inside(op, params):
+    """Every simulated float32 device (order x rounding x fused x flush, rcp's ends) inside every output's interval,
+    on every kind of data."""
+    rng = np.random.default_rng(26)
+    for kind in KINDS:
+        inputs = roi_data(rng, kind)
+        allowed = interval(specs.get(op), inputs, params, "float32")
+        exact = oracle.reference(op, inputs, "float32", **params)
+        for device in roi_devices():
+            TALLY.judge(f"{op} {'MAX' if params.get('ReductionFunction') == MAX else 'AVERAGE'}", allowed,
+                        vector_device(*inputs, params, *device), (kind, *device), exact, key=kind)
+
+
+def test_a_nan_or_infinity_reaches_only_the_samples_that_read_it():
+    """An infinity in the corner of a channel far from the ROI: its outputs are the same numbers as with a 0 there
+    (the oracle's weights span the whole input, and 0 * inf was NaN in every sample of the channel); a NaN among a
+    sample's taps: NaN; a correct device inside. A tap of weight 0 (a coordinate at an integer) may be read or not:
+    NaN or the number."""
+    data, rois, batches = _inputs(4)
+    rois, batches = np.array([[2, 2, 6, 5]], np.float32), np.zeros(1, np.uint32)
+    params = {"OutputSize": [2, 2], "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 1}
+    far, near = data.copy(), data.copy()
+    far[0, 0, 8, 10], far[0, 1, 0, 0] = np.inf, np.nan
+    near[0, 0, 2, 2] = np.nan  # sample (0, 0) of channel 0 reads rows 1-2, columns 2-3 (coordinate 1.5 - 0.5 + 1)
+    zeroed = np.where(np.isfinite(far), far, 0).astype(np.float32)
+    got = oracle.evaluate("ROI_ALIGN", (far, rois, batches), "float32", **params)
+    assert np.array_equal(got, oracle.evaluate("ROI_ALIGN", (zeroed, rois, batches), "float32", **params)), got[0, :2]
+    spread = oracle.evaluate("ROI_ALIGN", (near, rois, batches), "float32", **params)
+    assert np.isnan(spread[0, 0, 0, 0]) and np.isfinite(spread[0, 0]).sum() == 3 and np.isfinite(spread[0, 1:]).all()
+    for inputs in ((far, rois, batches), (near, rois, batches)):
+        device = vector_device(*inputs, params, "sequential", "zero", False, False, "low")
+        assert judged("ROI_ALIGN", inputs, params, device.astype(np.float32)) == 0
+    # x coordinate 3 exactly (ROI from 2.5 to 4.5, one sample, pixel centres): columns 3 and 4, the second of weight 0
+    edge = data.copy()
+    edge[0, :, :, 4] = np.inf
+    one = {"OutputSize": [1, 1], "MinimumSamplesPerOutput": 1, "MaximumSamplesPerOutput": 1}
+    box = np.array([[2.5, 2.5, 4.5, 4.5]], np.float32)
+    allowed = interval(specs.get("ROI_ALIGN"), (edge, box, batches), one, "float32")
+    assert allowed.nan.all() and allowed.num.all() and np.isfinite(allowed.lo).all(), (allowed.lo, allowed.nan)
+
+
+def test_a_million_outputs_judged_and_the_bound_reached():
+    """The soundness tests above judged at least 10^6 outputs of ROI_ALIGN and ROI_ALIGN1 (run with them); the line
+    printed gives the count and the largest fraction of the bound a device reached."""
+    if len(TALLY.checked) < 2:
+        pytest.skip("run with the soundness tests of this file")
+    TALLY.report()
 
 
 def test_linear_is_the_default_interpolation():

@@ -237,6 +237,7 @@ def _compute_table(inputs, params, rule, plans) -> dict:
     nx = max((a[1][2] for _, a in plans), default=1)
     shape = (len(plans), data.shape[1], out[0], ny, out[1], nx)
     exact, magnitude, reach = np.full(shape, np.nan), np.zeros(shape), np.zeros(shape)
+    number, nan, up, down = (np.zeros(shape, bool) for _ in range(4))  # padded samples: none of them
     counts = np.ones((len(plans), 1, 1, 1))
     for r, (batch, ((y1, y2, my, hy), (x1, x2, mx, hx))) in enumerate(plans):
         image = o.padded(data[batch], fields["OutOfBoundsInputValue"])
@@ -247,15 +248,45 @@ def _compute_table(inputs, params, rule, plans) -> dict:
         wy, wx = o.weights(cy, hy, linear, rule, corners=corners), o.weights(cx, hx, linear, rule, corners=corners)
         centre, plain = o.samples(image, wy, wx), o.samples(finite, wy, wx)
         far, big = np.zeros(centre.shape), np.zeros(centre.shape)
-        for (py, ry), (px, rx) in itertools.product(ys, xs):
-            wy, wx = o.weights(py, hy, linear, rule, ry, corners), o.weights(px, hx, linear, rule, rx, corners)
+        sets = [np.zeros(centre.shape, bool) for _ in range(4)]  # number, NaN, +inf, -inf over the candidates
+        every_y = [o.weights(py, hy, linear, rule, ry, corners) for py, ry in ys]
+        every_x = [o.weights(px, hx, linear, rule, rx, corners) for px, rx in xs]
+        touched = None if np.isfinite(image).all() else \
+            [_touched(candidates, size, linear, rule, corners) for candidates, size in ((ys, hy), (xs, hx))]
+        for wy, wx in itertools.product(every_y, every_x):
             far = np.maximum(far, np.abs(o.samples(finite, wy, wx) - plain))
             big = np.maximum(big, o.samples(finite, wy, wx, magnitude=True))
+            if touched is not None:
+                sets = _reached(sets, image, touched, wy, wx)
+        if np.isfinite(image).all():
+            sets[0] = np.ones(centre.shape, bool)
+        for array, chosen in zip((number, nan, up, down), sets):
+            array[r, :, :, :my, :, :mx] = chosen
         exact[r, :, :, :my, :, :mx] = centre
         reach[r, :, :, :my, :, :mx] = far
         magnitude[r, :, :, :my, :, :mx] = big
         counts[r] = my * mx
-    return {"exact": exact, "magnitude": magnitude, "reach": reach, "counts": counts}
+    return {"exact": exact, "magnitude": magnitude, "reach": reach, "counts": counts,
+            "sets": (number, nan, up, down)}
+
+
+def _touched(candidates, size, linear, rule, corners) -> np.ndarray:
+    """The elements a device's taps may read around any of the candidate coordinates (one perhaps with weight 0):
+    those of nonzero weight half a pixel either side."""
+    return sum((o.weights(c + d, size, linear, rule, rounding, corners) != 0).astype(np.float64)
+               for c, rounding in candidates for d in (-0.5, 0.0, 0.5)) > 0
+
+
+def _reached(sets, image, touched, wy, wx) -> list:
+    """The IEEE values a sample may take at one corner of its coordinates' box (a NaN or infinity of nonzero weight
+    gives itself; oracle.samples), and NaN where an element the taps may touch is a NaN or an infinity these weights
+    do not read (read with weight 0: 0 * inf)."""
+    v = o.samples(image, wy, wx)
+    bad = (~np.isfinite(image)).astype(np.float64)
+    read = [(w != 0).astype(np.float64) for w in (wy, wx)]
+    zero_weight = o.contract(*[t.astype(np.float64) for t in touched], bad) > o.contract(*read, bad)
+    return [sets[0] | np.isfinite(v), sets[1] | np.isnan(v) | zero_weight, sets[2] | (v == np.inf),
+            sets[3] | (v == -np.inf)]
 
 
 def _mean(values, counts) -> np.ndarray:
@@ -272,14 +303,23 @@ def average_step(rule: str, more: tuple) -> Dot:
 
     def count(inputs, params):
         return _INTERPOLATION_OPERATIONS + table(inputs, params, rule, more)["counts"] + 1
-    return Dot("Output", part("exact"), part("magnitude"), count, part("reach"))
+
+    def sets(inputs, params):
+        """The mean's IEEE values over the samples': a number where each may be one, NaN where one may be NaN or
+        one +inf and another -inf, an infinity where one may be (padded samples: a number)."""
+        t = table(inputs, params, rule, more)
+        number, nan, up, down = t["sets"]
+        number = (number | ~(nan | up | down)).all(axis=(3, 5))  # a padded sample is none of them
+        up, down = up.any(axis=(3, 5)), down.any(axis=(3, 5))
+        return number, nan.any(axis=(3, 5)) | (up & down), up, down
+    return Dot("Output", part("exact"), part("magnitude"), count, part("reach"), sets)
 
 
 def samples_step(rule: str, more: tuple) -> Dot:
     def part(name):
         return lambda inputs, params: table(inputs, params, rule, more)[name]
     return Dot("Samples", part("exact"), part("magnitude"), lambda inputs, params: _INTERPOLATION_OPERATIONS,
-               part("reach"))
+               part("reach"), part("sets"))
 
 
 def _over_samples(params):
