@@ -196,13 +196,13 @@ def simulated(inputs, order, rounding="nearest", fused=False, flush=False, preci
 
 TALLY = Tally("CONVOLUTION")
 # (input channels, size, kernel, output channels, fields) per group: model layers (1x1, 3x3, ResNet's 7x7/2,
-# depth-wise, grouped and strided, dilated), taps from 9 to 288; and one of 4608 taps (few outputs, fewer devices)
-LAYERS = ((16, 12, 1, 8, {}), (8, 10, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1]}),
+# depth-wise, grouped and strided, dilated), taps from 9 to 147; and one of 4608 taps (few outputs, fewer devices)
+LAYERS = ((16, 8, 1, 8, {}), (8, 8, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1]}),
           (16, 12, 3, 8, {"Strides": [2, 2], "StartPadding": [1, 1], "EndPadding": [0, 0], "GroupCount": 2}),
-          (8, 10, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1], "GroupCount": 8}),
+          (8, 8, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1], "GroupCount": 8}),
           (4, 10, 3, 4, {"Dilations": [2, 2], "StartPadding": [2, 2], "EndPadding": [2, 2], "BiasTensor": ABSENT}),
-          (3, 16, 7, 8, {"Strides": [2, 2], "StartPadding": [3, 3], "EndPadding": [3, 3]}),
-          (32, 8, 3, 4, {"StartPadding": [1, 1], "EndPadding": [1, 1]}))
+          (3, 12, 7, 8, {"Strides": [2, 2], "StartPadding": [3, 3], "EndPadding": [3, 3]}),
+          (16, 8, 3, 4, {"StartPadding": [1, 1], "EndPadding": [1, 1]}))
 LONG = (512, 3, 3, 2, {})
 LONG_DEVICES = (("sequential", "zero", False, False), ("blocked256", "zero", True, False),
                 ("pairwise", "nearest", False, False), ("strided32", "zero", True, False))
