@@ -1,8 +1,11 @@
 """The LINEAR modes of UPSAMPLE_2D and RESAMPLE to RESAMPLE3: the oracle's multilinear interpolation against
-hand-worked examples, the sound interval (conformance/specs/resampling.linear_step: the coordinates computed in
-float32, the weighted sum's rounding) passing simulated float32 devices of several evaluation orders, and the
-faults caught: nearest neighbour given for linear, the wrong pixel offsets, the weights swapped or held in
-float16, an axis not interpolated. Every LINEAR case through the oracle and the CPU provider."""
+hand-worked examples; the sound interval (conformance/specs/resampling.linear_step: the coordinates computed in
+float32, the weighted sum's rounding, a NaN or infinity a coordinate at an integer may read or not) passing
+simulated devices whose every operation is rounded once (lerps, weighted pairs, the 2^D weights' products; every
+order, rounding, fused mad, reciprocal and flush; float16 either way) on over 10^6 counted outputs, and every device
+result in exact rational arithmetic; the faults caught: nearest neighbour given for linear, the wrong pixel offsets,
+the weights swapped or held in float16, an axis not interpolated. Every LINEAR case through the oracle and the CPU
+provider."""
 import itertools
 import math
 from fractions import Fraction
@@ -150,13 +153,12 @@ def exact_device(x, mapping, form, order, rounding, fused, reciprocal, flush, pr
 
     def add(a, b, p="float32", fused_product=None):
         """a + b rounded once (b + fused_product[0] * fused_product[1] where given: a mad)."""
-        a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
         if fused_product is None:
-            out = dev.sum_rows(np.stack([a.reshape(-1), b.reshape(-1)], axis=1), "sequential", p, rounding, flush=flush)
-        else:
-            f, d = (np.broadcast_to(v, a.shape).reshape(-1) for v in fused_product)
-            out = dev.sum_rows((np.stack([np.ones(a.size), f], axis=1), np.stack([a.reshape(-1), d], axis=1)),
-                               "sequential", p, rounding, True, flush)
+            return dev.add(a, b, p, rounding, flush)
+        a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        f, d = (np.broadcast_to(v, a.shape).reshape(-1) for v in fused_product)
+        out = dev.sum_rows((np.stack([np.ones(a.size), f], axis=1), np.stack([a.reshape(-1), d], axis=1)),
+                           "sequential", p, rounding, True, flush)
         return out.reshape(a.shape)
 
     taps = []
