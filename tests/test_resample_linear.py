@@ -223,12 +223,12 @@ def linear_data(rng, kind, shape, dtype):
 
 
 RESAMPLED = (
-    ("RESAMPLE1", fields([1, 1, 2, 2]), (2, 2, 24, 24)),
+    ("RESAMPLE1", fields([1, 1, 2, 2]), (2, 2, 16, 16)),
     ("RESAMPLE2", fields([1, 1, 0.75, 1.5], {"InputPixelOffsets": [0.25], "OutputPixelOffsets": [0]},
                          RoundingDirection="DML_AXIS_DIRECTION_INCREASING"), (2, 2, 40, 24)),
     ("RESAMPLE3", fields([2.5, 2, 0.5], Antialiased=0), (6, 12, 20)),
-    ("RESAMPLE", {"InterpolationMode": LINEAR, "Scales": [2, 3]}, (40, 30)),
-    ("UPSAMPLE_2D", {"ScaleSize": [3, 2], "InterpolationMode": LINEAR}, (2, 2, 16, 20)),
+    ("RESAMPLE", {"InterpolationMode": LINEAR, "Scales": [2, 3]}, (30, 20)),
+    ("UPSAMPLE_2D", {"ScaleSize": [3, 2], "InterpolationMode": LINEAR}, (1, 2, 16, 20)),
 )
 
 
