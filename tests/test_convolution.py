@@ -207,6 +207,7 @@ LONG = (512, 3, 3, 2, {})
 LONG_DEVICES = (("sequential", "zero", False, False), ("blocked256", "zero", True, False),
                 ("pairwise", "nearest", False, False), ("strided32", "zero", True, False))
 KINDS = ("uniform", "positive", "cancel", "wide", "tiny")
+ISSUE_ORDERS = {"sequential", "pairwise", "blocked32", "blocked64", "blocked256", "strided32"}
 
 
 def layer_inputs(rng, kind, channels, size, kernel, outputs, params, dtype):
@@ -255,14 +256,14 @@ def soundness_layers(seed, dtype, long=True):
         yield params, cases, tuple(np.concatenate(x) for x in zip(*rows)), bias
 
 
-def judge_by_kind(label, cases, allowed, exact, values, device, count=True):
+def judge_by_kind(label, cases, allowed, exact, values, device, count=True, rounding=""):
     """values: the outputs of every kind's case in turn, each judged against its own interval (count: one
-    judgment each, and how far into the bound it came, per kind)."""
+    judgment each, and how far into the bound it came, per kind and the device's rounding)."""
     at = 0
     for (kind, _), ok, want in zip(cases, allowed, exact):
         size = want.size
         TALLY.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
-                    count=count, key=f"{label} {kind}")
+                    count=count, key=f"{label} {kind} {rounding}".rstrip())
         at += size
 
 
@@ -282,7 +283,8 @@ def test_float32_devices_inside():
         taps = rows[0].shape[1]
         for device in dev.devices("float32", fused_too=True) if taps < 4096 else LONG_DEVICES:
             for finish, values in device_outputs(rows, bias, *device).items():
-                judge_by_kind("float32", cases, allowed, exact, values, (taps, params, device, finish))
+                judge_by_kind("float32", cases, allowed, exact, values, (taps, params, device, finish),
+                              rounding=device[1])
 
 
 def test_float16_devices_inside():
@@ -310,8 +312,10 @@ def test_a_million_outputs_judged_and_the_bound_reached():
     if not TALLY.checked:
         pytest.skip("run with the soundness tests of this file")
     TALLY.report()
-    reached = max(v for key, v in TALLY.reached.items() if key.startswith("float32 "))
-    assert reached > 0.5, f"expected a float32 device past half the bound somewhere, came {TALLY.reached}"
+    assert ISSUE_ORDERS <= {order for order, *_ in dev.devices("float32")}, \
+        f"expected the simulated devices to sum in every order of the issue, {sorted(ISSUE_ORDERS)}, came {dev.ORDERS}"
+    reached = max(v for key, v in TALLY.reached.items() if key.startswith("float32 ") and key.endswith(" zero"))
+    assert reached > 0.5, f"expected a truncating float32 device past half the bound somewhere, came {TALLY.reached}"
 
 
 # -- independent: exact rational arithmetic, every or sampled order ------------------------------------------------
