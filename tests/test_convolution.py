@@ -162,6 +162,30 @@ def factor_rows(inputs, params=None):
     return a.reshape(-1, taps), b.reshape(-1, taps)
 
 
+def backward_factor_rows(inputs, params):
+    """factor_rows of a BACKWARD (transposed) 2-D convolution: Input[n, c, j] * Filter[c, m, k] adds to output
+    position j * Strides + k * Dilations - StartPadding (oracle/convolution.py), one row per output, the rows
+    completed with zero products (exact: any order of them is one of the real products' orders)."""
+    x, w = (np.asarray(v, np.float64) for v in inputs[:2])
+    groups, strides, dilations = int(params["GroupCount"]), params["Strides"], params["Dilations"]
+    start = params["StartPadding"]
+    out = SPEC.output_shapes((x.shape, w.shape), params)[0]
+    per_group, per_out = x.shape[1] // groups, w.shape[1]
+    pairs = {}
+    for n, c, j0, j1, mm, k0, k1 in itertools.product(*(range(v) for v in (x.shape[0], x.shape[1], *x.shape[2:],
+                                                                             per_out, *w.shape[2:]))):
+        o = (j0 * strides[0] + k0 * dilations[0] - start[0], j1 * strides[1] + k1 * dilations[1] - start[1])
+        if 0 <= o[0] < out[2] and 0 <= o[1] < out[3]:
+            m = c // per_group * per_out + mm
+            pairs.setdefault((n, m) + o, []).append((x[n, c, j0, j1], w[c, mm, k0, k1]))
+    width = max(len(v) for v in pairs.values())
+    a, b = np.zeros((int(np.prod(out)), width)), np.zeros((int(np.prod(out)), width))
+    for index, products in pairs.items():
+        row = np.ravel_multi_index(index, out)
+        a[row, :len(products)], b[row, :len(products)] = zip(*products)
+    return a, b
+
+
 def device_outputs(rows, bias, order, rounding="nearest", fused=False, flush=False, precision="float32") -> dict:
     """A simulated device's outputs (float64 values of precision, one per row), each way it may add the bias:
     "after": the products summed in order, then the bias added with one more rounding; "started": the
@@ -196,13 +220,16 @@ def simulated(inputs, order, rounding="nearest", fused=False, flush=False, preci
 
 TALLY = Tally("CONVOLUTION")
 # (input channels, size, kernel, output channels, fields) per group: model layers (1x1, 3x3, ResNet's 7x7/2,
-# depth-wise, grouped and strided, dilated), taps from 9 to 147; and one of 4608 taps (few outputs, fewer devices)
+# depth-wise, grouped and strided, dilated, a grouped transposed one), taps from 9 to 147; and one of 4608 taps (few
+# outputs, fewer devices)
 LAYERS = ((16, 8, 1, 8, {}), (8, 8, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1]}),
           (16, 12, 3, 8, {"Strides": [2, 2], "StartPadding": [1, 1], "EndPadding": [0, 0], "GroupCount": 2}),
           (8, 8, 3, 8, {"StartPadding": [1, 1], "EndPadding": [1, 1], "GroupCount": 8}),
           (4, 10, 3, 4, {"Dilations": [2, 2], "StartPadding": [2, 2], "EndPadding": [2, 2], "BiasTensor": ABSENT}),
           (3, 12, 7, 8, {"Strides": [2, 2], "StartPadding": [3, 3], "EndPadding": [3, 3]}),
-          (16, 8, 3, 4, {"StartPadding": [1, 1], "EndPadding": [1, 1]}))
+          (16, 8, 3, 4, {"StartPadding": [1, 1], "EndPadding": [1, 1]}),
+          (4, 5, 3, 4, {"Direction": DIRECTIONS[1], "Strides": [2, 2], "StartPadding": [1, 1], "EndPadding": [1, 1],
+                        "GroupCount": 2}))
 LONG = (512, 3, 3, 2, {})
 LONG_DEVICES = (("sequential", "zero", False, False), ("blocked256", "zero", True, False),
                 ("pairwise", "nearest", False, False), ("strided32", "zero", True, False))
@@ -218,8 +245,11 @@ def layer_inputs(rng, kind, channels, size, kernel, outputs, params, dtype):
     2^-7 to 2^5); tiny: float32 inputs in the denormals, weights up to 16 (float16: its denormals to 2^-4, weights
     to 4)."""
     half = dtype == "float16"
-    per_group = channels // int(params["GroupCount"])
-    shapes = ((1, channels, size, size), (outputs, per_group, kernel, kernel), (1, outputs, 1, 1))
+    groups = int(params["GroupCount"])
+    per_group = channels // groups
+    backward = params["Direction"] == DIRECTIONS[1]  # BACKWARD's filter: {C, OutputChannelCount / GroupCount, ...}
+    shapes = ((1, channels, size, size), (channels, outputs // groups, kernel, kernel) if backward
+              else (outputs, per_group, kernel, kernel), (1, outputs, 1, 1))
     if kind in ("uniform", "positive"):
         x, w, b = (rng.uniform(0.0 if kind == "positive" else -1.0, 1, shape) for shape in shapes)
         if kind == "uniform":
@@ -229,7 +259,10 @@ def layer_inputs(rng, kind, channels, size, kernel, outputs, params, dtype):
         x, w, b = (rng.uniform(-top, top, shape) for shape in shapes)
         pairs = per_group // 2 * 2
         x[:, 1:pairs:2] = -x[:, 0:pairs:2] * (1 + rng.uniform(-1e-3, 1e-3, x[:, 0:pairs:2].shape))
-        w[:, 1:pairs:2] = w[:, 0:pairs:2]
+        if backward:
+            w[1:pairs:2] = w[0:pairs:2]
+        else:
+            w[:, 1:pairs:2] = w[:, 0:pairs:2]
     else:
         ranges = {("wide", False): ((-30, 30), (-30, 30), (-60, 60)), ("wide", True): ((-7, 5), (-7, 5), (-14, 10)),
                   ("tiny", False): ((-149, -120), (-4, 4), (-149, -110)), ("tiny", True): ((-24, -4), (-8, 2), (-24, -10))}
@@ -249,7 +282,8 @@ def soundness_layers(seed, dtype, long=True):
     for channels, size, kernel, outputs, given in LAYERS + ((LONG,) if long else ()):
         params = fields(**given)
         cases = [(kind, layer_inputs(rng, kind, channels, size, kernel, outputs, params, dtype)) for kind in KINDS]
-        rows = [factor_rows(inputs, params) for _, inputs in cases]
+        rows = [(backward_factor_rows if params["Direction"] == DIRECTIONS[1] else factor_rows)(inputs, params)
+                for _, inputs in cases]
         shapes = [SPEC.output_shapes((inputs[0].shape, inputs[1].shape), params)[0] for _, inputs in cases]
         bias = (np.concatenate([bias_rows(inputs, shape) for (_, inputs), shape in zip(cases, shapes)])
                 if params["BiasTensor"] != ABSENT else None)
