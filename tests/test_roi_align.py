@@ -184,14 +184,18 @@ def roi_devices():
     return chosen + [("sequential", "zero", False, True, "low"), ("pairwise", "nearest", True, True, "high")]
 
 
-def vector_device(data, rois, batches, params, order, rounding, fused, flush, rcp):
+def vector_device(data, rois, batches, params, order, rounding, fused, flush, rcp, precision="float32"):
     """ROI_ALIGN1's pseudocode (ROI_ALIGN's fields by default) as a float32 device computes it, vectorised over
     channels and samples, every operation rounded once (tests/accumulation_devices.py); the samples outside where
-    their coordinate is <= -1 or >= the size (OutOfBoundsInputValue), else clamped (DirectML's reading)."""
+    their coordinate is <= -1 or >= the size (OutOfBoundsInputValue), else clamped (DirectML's reading). precision
+    float16: the coordinates and weights in float32, the weights held in half, the sums and the mean in half."""
     p = {**DEFAULTS, **ALIGN_DEFAULTS, **params}
 
     def F(v):
         return dev.rounded(np.asarray(v, np.float64), "float32", rounding, flush)
+
+    def H(v):  # a value of the computing precision
+        return F(v) if precision == "float32" else dev.rounded(np.asarray(v, np.float64), precision, rounding)
 
     def add(a, b):
         return dev.add(a, b, "float32", rounding, flush)
@@ -227,26 +231,26 @@ def vector_device(data, rois, batches, params, order, rounding, fused, flush, rc
         xs, wx, nx = axis(F(roi[0] * F(p["SpatialScaleX"])), F(roi[2] * F(p["SpatialScaleX"])), out_x, cols)
         weights, values = [], []
         for a, b in itertools.product(range(2), range(2)):
-            w = F(wy[a][:, None] * wx[b][None, :])
+            w = H(F(wy[a][:, None] * wx[b][None, :]))
             weights.append(np.broadcast_to(w, (channels,) + w.shape).reshape(-1))
             values.append(image[:, ys[a][:, None], xs[b][None, :]].reshape(-1))
-        sampled = dev.sum_rows((np.stack(weights, axis=1), np.stack(values, axis=1)), order, "float32", rounding, fused,
+        sampled = dev.sum_rows((np.stack(weights, axis=1), np.stack(values, axis=1)), order, precision, rounding, fused,
                                flush)
         grid = sampled.reshape(channels, out_y, ny, out_x, nx).transpose(0, 1, 3, 2, 4).reshape(-1, ny * nx)
         if p["ReductionFunction"] == MAX:
             with np.errstate(invalid="ignore"):
                 total = np.fmax.reduce(grid, axis=1)  # Direct3D's max: a NaN operand yields the other
         else:
-            total = divide(dev.sum_rows(grid, order, "float32", rounding, False, flush), float(ny * nx))
+            total = H(divide(dev.sum_rows(grid, order, precision, rounding, False, flush), float(ny * nx)))
         out[r] = total.reshape(channels, out_y, out_x)
     return out
 
 
-def roi_data(rng, kind):
-    """(data, rois, batches): data of 2 batches of 96 channels of 9 x 11; 10 ROIs from 1.5 outside the input to
+def roi_data(rng, kind, dtype="float32"):
+    """(data, rois, batches): data of 2 batches of 88 channels of 9 x 11; 10 ROIs from 1.5 outside the input to
     0.5 beyond it. uniform in [-100, 100] with a NaN, an infinity and both infinities; cancel: +-1000 alternating plus
     up to 1; wide: magnitudes 2^-60 to 2^60; tiny: the denormal range; signs random."""
-    shape = (2, 96, 9, 11)
+    shape = (2, 88, 9, 11)
     if kind == "uniform":
         data = rng.uniform(-100, 100, shape)
         data[0, 0, 4, 5], data[0, 1, 2, 2], data[1, 2, 6, 6], data[1, 3, 3, 3:5] = np.nan, np.inf, -np.inf, (np.inf,
@@ -259,7 +263,10 @@ def roi_data(rng, kind):
     corners = rng.uniform(-1.5, 11.5, (10, 4))
     rois = np.concatenate([np.minimum(corners[:, :2], corners[:, 2:]), np.maximum(corners[:, :2], corners[:, 2:])],
                           axis=1)
-    return data.astype(np.float32), rois.astype(np.float32), rng.integers(0, 2, 10).astype(np.uint32)
+    if dtype == "float16":  # within float16's range
+        data = np.where(np.isfinite(data), np.sign(data) * np.minimum(np.abs(data), 2.0 ** 12) if kind == "wide" else
+                        data * 2.0 ** 120 if kind == "tiny" else data, data)
+    return data.astype(dtype), rois.astype(dtype), rng.integers(0, 2, 10).astype(np.uint32)
 
 
 ROI_CASES = [("ROI_ALIGN", {"OutputSize": [3, 3], "MinimumSamplesPerOutput": 2, "MaximumSamplesPerOutput": 2}),
@@ -280,6 +287,28 @@ def test_float32_devices_inside(op, params):
         for device in roi_devices():
             TALLY.judge(f"{op} {'MAX' if params.get('ReductionFunction') == MAX else 'AVERAGE'}", allowed,
                         vector_device(*inputs, params, *device), (kind, *device), exact, key=kind)
+
+
+@pytest.mark.parametrize("op, params", ROI_CASES[:1], ids=["average"])
+def test_float16_devices_inside(op, params):
+    """float16 computed in float32 and stored either way: inside with and without the flag; the samples' sums and
+    the mean in float16 (the weights held in half): inside with ALLOW_HALF_PRECISION_COMPUTATION."""
+    rng = np.random.default_rng(27)
+    half_flag = {**params, "ExecutionFlags": "ALLOW_HALF_PRECISION_COMPUTATION"}
+    for kind in KINDS:
+        inputs = roi_data(rng, kind, "float16")
+        inputs = (inputs[0][:, :12], *inputs[1:])
+        plain, half = (interval(specs.get(op), inputs, p, "float16") for p in (params, half_flag))
+        for device in roi_devices()[::3]:
+            computed = vector_device(*inputs, params, *device)
+            for stored in dev.ROUNDINGS:
+                values = dev.store(computed, "float16", stored).astype(np.float64)
+                TALLY.judge(f"{op} float16", plain, values, ("float32", kind, *device, stored))
+                TALLY.judge(f"{op} float16", half, values, ("float32", kind, *device, "flag"), count=False)
+        for device in roi_devices()[:4]:
+            device = (device[0], "nearest", *device[2:4], device[4])
+            TALLY.judge(f"{op} float16 in half", half, vector_device(*inputs, params, *device, "float16"),
+                        ("float16", kind, *device, "flag"))
 
 
 def test_a_nan_or_infinity_reaches_only_the_samples_that_read_it():
