@@ -87,35 +87,58 @@ def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
     names = [t.short for t in spec.input_tensors(params)]
     points = {name: Values.points(np.asarray(v).astype(np.float64)) for name, v in zip(names, inputs)}
     points[None] = points[names[0]] if names else None
-    methods = []
+    methods, overflows = [], []
     with np.errstate(all="ignore"):
         for steps in spec.accumulation_for(params):
-            result = None
+            result, overflow = None, False
             for fmt in formats(target.name, params):  # the output's type (an integer input's float output)
                 env = _evaluate(steps, Evaluator(fmt, "d3d", target), dict(points), inputs, params)
                 value = env.get(chosen.short, env["last"])
                 value = Values(floor_to(value.lo, target), ceil_to(value.hi, target), value.num, value.nan)
                 result = value if result is None else result.union(value)
+                overflow = overflow | _overflowed(steps, env, chosen.short, value.lo.shape)
             methods.append(result)
+            overflows.append(overflow)
     if any(np.asarray(v).dtype.kind == "f" and not np.isfinite(v).all() for v in inputs):
         # an alternative's NaN or infinity may come of reading a NaN or infinity (RESAMPLE's coordinates
         # may read an element another reading of the page does not), not of overflow: every set stays whole
         return reduce(Values.union, methods)
-    return _united(methods)
+    return _united(methods, overflows, target)
 
 
-def _united(methods) -> Values:
-    """The union of the alternatives' sets, except that where one computes a number without overflow,
-    an alternative that overflows there (LOG_SUM_EXP as the page writes it, at logits past 88) is no way
-    of computing the page's result and adds nothing."""
+def _overflowed(steps, env, output: str, shape):
+    """Where a step before the output (a sum, its terms, a mean) may pass the largest finite value."""
+    out = np.zeros(shape, bool)
+    for step in steps:
+        if step.name == output or step is steps[-1]:
+            break
+        v = env[step.name]
+        flag = v.num & (np.isinf(v.lo) | np.isinf(v.hi))
+        try:
+            out = out | np.broadcast_to(flag, shape)
+        except ValueError:  # a step in a layout of its own (ROI_ALIGN's samples): anywhere in it counts everywhere
+            out = out | np.any(flag)
+    return out
+
+
+def _united(methods, overflows, target) -> Values:
+    """The union of the alternatives' sets, except where one computes a finite number: there an alternative
+    whose earlier steps overflow (LOG_SUM_EXP as the page writes it, at logits past 88) is no way of computing
+    the page's result and adds nothing, and another's infinities and NaN add nothing either, while its finite
+    values stay (the one-pass variance, which cancellation may leave anywhere near 0 or below it where two
+    passes compute a number: its result is then any number, and a NaN from a negative variance is not the
+    page's result)."""
     finite = [m.num & ~m.nan & np.isfinite(m.lo) & np.isfinite(m.hi) for m in methods]
     some = np.logical_or.reduce(finite) if len(methods) > 1 else None
+    largest = float(np.finfo(target).max)
     result = None
-    for method, ok in zip(methods, finite):
+    for method, ok, overflow in zip(methods, finite, overflows):
         if some is not None:
-            keep = ok | ~some
-            method = Values(np.where(keep, method.lo, np.inf), np.where(keep, method.hi, -np.inf),
-                            method.num & keep, method.nan & keep)
+            drop = some & ~ok
+            lo = np.where(drop, np.maximum(method.lo, -largest), method.lo)
+            hi = np.where(drop, np.minimum(method.hi, largest), method.hi)
+            num = method.num & (lo <= hi) & ~(drop & overflow)
+            method = Values(np.where(num, lo, np.inf), np.where(num, hi, -np.inf), num, method.nan & ~drop)
         result = method if result is None else result.union(method)
     return result
 
