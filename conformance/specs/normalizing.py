@@ -131,7 +131,10 @@ MVN_NOTES = (
     "The page names Mean and Variance without saying how they are computed: the judge accepts either method, "
     "two passes (Variance = sum((x - Mean)^2) / n) or one (sum(x^2) / n - Mean^2, ONNX's function body), and "
     "/ sqrt(Variance + Epsilon) as written or as * rsqrt(...): the union of the four. The one-pass method's "
-    "bound grows with Mean^2 / Variance (cancellation), so a large mean over a small spread is loosely bounded.",
+    "bound grows with Mean^2 / Variance (cancellation), so a large mean over a small spread is loosely bounded; "
+    "where its Variance may come within Epsilon of 0 or below it (a mean of 1000 over a spread of 1 in float32, a "
+    "single element whose Mean is S * rcp(1)), any finite number is its result and the element accepts any (a "
+    "NaN there is no way of computing the page's result: conformance/judge/accumulated.py's alternatives).",
     "Variance is the population variance (divided by n): the page does not say; ONNX's MeanVarianceNormalization, "
     "InstanceNormalization and LayerNormalization, which DirectML implements with this operator, divide by n.",
     "Mean = sum / n and each Variance sum in any order within gamma(n - 1) * sum |t| (float16 tensors summed in "
