@@ -27,7 +27,10 @@ The error model, stated once (ERROR_MODEL; Higham, Accuracy and Stability of Num
   the exact sum's range over their possible values (the spec's Dot.spread) joins the bound; where those
   coefficients may read a NaN or an infinity the exact ones read with weight 0, or not read one they read
   with weight 0 (Dot.reach), the sum's IEEE values over them join the set: a number (the sum of the finite
-  products, within the bound), NaN, an infinity.
+  products, within the bound), NaN, an infinity;
+- where a spec allows several ways of computing the page's formula (alternatives), the union of their
+  sets, except where one computes a finite number: there an alternative whose sums or other earlier
+  steps may overflow adds nothing, and no alternative's NaN or infinity is accepted (_united).
 """
 from dataclasses import replace
 from functools import partial, reduce
@@ -56,6 +59,8 @@ ERROR_MODEL = (
                               "exact sum's range over their possible values (Dot.spread), added to the bound; and "
                               "where they may read a NaN or infinity of weight 0 or not (Dot.reach), a number, NaN "
                               "or that infinity as the IEEE sum over them may give"),
+    ("alternatives", "the union of the ways a spec allows (one or two passes, / sqrt or * rsqrt); where one gives a "
+                     "finite number, another whose sums overflow adds nothing, and NaN and infinities are refused"),
 )
 _F64_U = 2.0 ** -53
 _SLACK = 1.0 + 2.0 ** -40  # the float64 arithmetic of the radius itself
