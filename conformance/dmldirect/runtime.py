@@ -462,9 +462,13 @@ class Device:
         temporary_size = max([c.temporary for c, _, _ in items] + [0])
         initializer, cursor = None, 0
         if fresh:
-            initializer, cursor, initializer_temporary = self._record_initializer(fresh, keep)
-            temporary_size = max(temporary_size, initializer_temporary)
+            initializer, properties = self._initializer(fresh)
+            temporary_size = max(temporary_size, int(properties.TemporaryResourceSize))
+        # one buffer, sized once for the initializer and every dispatch: growing it after the initializer
+        # was recorded would release the resource that recorded command still reads
         temporary = self._buffer("temporary", temporary_size) if temporary_size else None
+        if fresh:
+            cursor = self._record_initializer(initializer, properties, fresh, temporary, keep)
         self._record_dispatches(items, layout, io, temporary, cursor, keep)
         self._uav_barrier()
         self._transition(io, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
@@ -484,17 +488,19 @@ class Device:
         finally:
             self._unmap(readback, 0)
 
-    def _record_initializer(self, fresh, keep):
-        """Record the initializer of the operators new to the device (its outputs are their
-        persistent resources) -> (the initializer, descriptors it took, temporary bytes it needs)."""
+    def _initializer(self, fresh):
+        """The initializer of the operators new to the device, and its binding properties."""
         operators = (PV * len(fresh))(*[c.compiled.p for c in fresh])
         initializer = self.dml.new("CreateOperatorInitializer", [C.c_uint, PV], len(fresh), operators,
                                    interface="IDMLOperatorInitializer")
-        properties = self._binding_properties(initializer)
+        return initializer, self._binding_properties(initializer)
+
+    def _record_initializer(self, initializer, properties, fresh, temporary, keep) -> int:
+        """Record the initializer (its outputs are the operators' persistent resources; temporary holds
+        at least the bytes it needs) -> the descriptors it took."""
         count = max(int(properties.RequiredDescriptorCount), 1)
         table = self._bind(initializer, 0, count)
         if properties.TemporaryResourceSize:
-            temporary = self._buffer("temporary", int(properties.TemporaryResourceSize))
             table.call("BindTemporaryResource", None, [PV],
                        C.byref(self._binding(temporary, 0, int(properties.TemporaryResourceSize), keep)))
         outputs = (abi.DML_BINDING_DESC * len(fresh))(*[  # NONE where an operator has no persistent resource
@@ -502,7 +508,7 @@ class Device:
         table.call("BindOutputs", None, [C.c_uint, PV], len(fresh), outputs)
         self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, initializer.p, table.p)
         self._uav_barrier()
-        return initializer, count, int(properties.TemporaryResourceSize)
+        return count
 
     def _record_dispatches(self, items, layout, io, temporary, cursor, keep):
         """One dispatch per item, its descriptors from cursor on, its input and output in io."""
