@@ -38,6 +38,16 @@ class Tally:
                         f"interval; output {r} gave {values[r]!r}, expected within [{lo[r]!r}, {hi[r]!r}] (NaN "
                         f"allowed: {bool(nan[r])})" + (f", exact {exact[r]!r}" if exact is not None else ""))
 
+    def judge_by_kind(self, label, cases, allowed, exact, values, device, count=True, rounding=""):
+        """values: the outputs of every kind's case in turn (cases: [(kind, inputs)]), each judged against its
+        own interval (count: one judgment each, and how far into the bound it came, per kind and rounding)."""
+        at = 0
+        for (kind, _), ok, want in zip(cases, allowed, exact):
+            size = want.size
+            self.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
+                       count=count, key=f"{label} {kind} {rounding}".rstrip())
+            at += size
+
     def total(self) -> int:
         return sum(self.checked.values())
 

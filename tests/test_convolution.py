@@ -290,17 +290,6 @@ def soundness_layers(seed, dtype, long=True):
         yield params, cases, tuple(np.concatenate(x) for x in zip(*rows)), bias
 
 
-def judge_by_kind(label, cases, allowed, exact, values, device, count=True, rounding=""):
-    """values: the outputs of every kind's case in turn, each judged against its own interval (count: one
-    judgment each, and how far into the bound it came, per kind and the device's rounding)."""
-    at = 0
-    for (kind, _), ok, want in zip(cases, allowed, exact):
-        size = want.size
-        TALLY.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
-                    count=count, key=f"{label} {kind} {rounding}".rstrip())
-        at += size
-
-
 def intervals(cases, params, dtype):
     return [interval(SPEC, inputs, params, dtype) for _, inputs in cases]
 
@@ -317,8 +306,8 @@ def test_float32_devices_inside():
         taps = rows[0].shape[1]
         for device in dev.devices("float32", fused_too=True) if taps < 4096 else LONG_DEVICES:
             for finish, values in device_outputs(rows, bias, *device).items():
-                judge_by_kind("float32", cases, allowed, exact, values, (taps, params, device, finish),
-                              rounding=device[1])
+                TALLY.judge_by_kind("float32", cases, allowed, exact, values, (taps, params, device, finish),
+                                    rounding=device[1])
 
 
 def test_float16_devices_inside():
@@ -333,11 +322,12 @@ def test_float16_devices_inside():
                 for stored in dev.ROUNDINGS:
                     values = dev.store(computed, "float16", stored).astype(np.float64)
                     where = (params, "float32", device, finish, "stored", stored)
-                    judge_by_kind("float16 in float32", cases, plain, exact, values, where)
-                    judge_by_kind("float16 in float32", cases, half, exact, values, where + ("half",), count=False)
+                    TALLY.judge_by_kind("float16 in float32", cases, plain, exact, values, where)
+                    TALLY.judge_by_kind("float16 in float32", cases, half, exact, values, where + ("half",),
+                                        count=False)
         for device in dev.devices("float16", fused_too=True):
             for finish, values in device_outputs(rows, bias, *device, precision="float16").items():
-                judge_by_kind("float16 in half", cases, half, exact, values, (params, "float16", device, finish))
+                TALLY.judge_by_kind("float16 in half", cases, half, exact, values, (params, "float16", device, finish))
 
 
 def test_a_million_outputs_judged_and_the_bound_reached():

@@ -161,17 +161,6 @@ def soundness_groups(seed, dtype, long=True):
         yield fields, cases, tuple(np.concatenate(x) for x in zip(*rows)), c
 
 
-def judge_by_kind(label, cases, allowed, exact, values, device, count=True, rounding=""):
-    """values: the outputs of every kind's case in turn, each judged against its own interval (count: one
-    judgment each, and how far into the bound it came, per kind and the device's rounding)."""
-    at = 0
-    for (kind, _), ok, want in zip(cases, allowed, exact):
-        size = want.size
-        TALLY.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
-                    count=count, key=f"{label} {kind} {rounding}".rstrip())
-        at += size
-
-
 def intervals(cases, fields, dtype):
     return [interval(GEMM, inputs, fields, dtype) for _, inputs in cases]
 
@@ -188,7 +177,8 @@ def test_float32_devices_inside():
         k = rows[0].shape[1]
         for device in dev.devices("float32", fused_too=True) if k < 4096 else LONG_DEVICES:
             for finish, values in device_outputs(rows, c, fields, *device).items():
-                judge_by_kind("float32", cases, allowed, exact, values, (k, fields, device, finish), rounding=device[1])
+                TALLY.judge_by_kind("float32", cases, allowed, exact, values, (k, fields, device, finish),
+                                    rounding=device[1])
 
 
 def test_float16_devices_inside():
@@ -203,11 +193,12 @@ def test_float16_devices_inside():
                 for stored in dev.ROUNDINGS:
                     values = dev.store(computed, "float16", stored).astype(np.float64)
                     where = (fields, "float32", device, finish, "stored", stored)
-                    judge_by_kind("float16 in float32", cases, plain, exact, values, where)
-                    judge_by_kind("float16 in float32", cases, half, exact, values, where + (FLAG,), count=False)
+                    TALLY.judge_by_kind("float16 in float32", cases, plain, exact, values, where)
+                    TALLY.judge_by_kind("float16 in float32", cases, half, exact, values, where + (FLAG,), count=False)
         for device in dev.devices("float16", fused_too=True):
             for finish, values in device_outputs(rows, c, fields, *device, precision="float16").items():
-                judge_by_kind("float16 in half", cases, half, exact, values, (fields, "float16", device, finish, FLAG))
+                TALLY.judge_by_kind("float16 in half", cases, half, exact, values,
+                                    (fields, "float16", device, finish, FLAG))
 
 
 def test_a_million_outputs_judged_and_the_bound_reached():

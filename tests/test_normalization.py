@@ -304,6 +304,22 @@ def affine_inputs(rng, shape, axes, affine):
     return tuple(rng.uniform(-2, 2, sizes).astype(np.float32) for _ in range(2))
 
 
+def statistics_inputs(rng, op, shape, axes, affine, dtype):
+    """(x, its rows (one per statistic: every kind of KINDS along the normalized axes), the axes' order that
+    makes them rows, the Scale and Bias (BATCH_NORMALIZATION_TRAINING's over the kept axes))."""
+    kept = [a for a in range(len(shape)) if a not in axes]
+    n = int(np.prod([shape[a] for a in axes]))
+    rows = int(np.prod([shape[a] for a in kept]))
+    data = np.concatenate([rows_of(rng, n, rows // len(KINDS), kind, dtype) for kind in KINDS])
+    order = kept + list(axes)
+    x = from_rows(data, shape, order)
+    extra = affine_inputs(rng, shape, axes, affine)
+    if op == BNT:
+        extra = tuple(rng.uniform(-2, 2, [shape[a] if a not in axes else 1 for a in range(len(shape))])
+                      .astype(np.float32) for _ in range(2))
+    return x, data, order, extra
+
+
 @pytest.mark.parametrize("layout", range(len(STATISTICS)))
 def test_correct_float32_statistics_devices_pass(layout):
     """Every simulated float32 device (each order, rounding, mad and flush of accumulation_devices; two passes or
@@ -316,16 +332,7 @@ def test_correct_float32_statistics_devices_pass(layout):
         if (op, axes, given) != chosen[0:1] + chosen[2:4]:
             continue
         ran += 1
-        kept = [a for a in range(len(shape)) if a not in axes]
-        n = int(np.prod([shape[a] for a in axes]))
-        rows = int(np.prod([shape[a] for a in kept]))
-        data = np.concatenate([rows_of(rng, n, rows // len(KINDS), kind) for kind in KINDS])
-        order = kept + list(axes)
-        x = from_rows(data, shape, order)
-        extra = affine_inputs(rng, shape, axes, affine)
-        if op == BNT:
-            extra = tuple(rng.uniform(-2, 2, [shape[a] if a not in axes else 1 for a in range(len(shape))])
-                          .astype(np.float32) for _ in range(2))
+        x, data, order, extra = statistics_inputs(rng, op, shape, axes, affine, "float32")
         params = fields(op, **given)
         epsilon = float(np.float32(params["Epsilon"]))
         inputs = (x,) + extra
@@ -406,16 +413,7 @@ def test_float16_summed_in_float32_passes_and_in_half_only_with_the_permission(l
     op, _, axes, given, affine = STATISTICS[layout]
     rng = np.random.default_rng(30 + layout)
     for op, shape, axes, given, affine in [c for c in layouts() if c[0] == op and c[2:4] == (axes, given)][:3]:
-        kept = [a for a in range(len(shape)) if a not in axes]
-        n = int(np.prod([shape[a] for a in axes]))
-        rows = int(np.prod([shape[a] for a in kept]))
-        data = np.concatenate([rows_of(rng, n, rows // len(KINDS), kind, "float16") for kind in KINDS])
-        order = kept + list(axes)
-        x = from_rows(data, shape, order)
-        extra = affine_inputs(rng, shape, axes, affine)
-        if op == BNT:
-            extra = tuple(rng.uniform(-2, 2, [shape[a] if a not in axes else 1 for a in range(len(shape))])
-                          .astype(np.float32) for _ in range(2))
+        x, data, order, extra = statistics_inputs(rng, op, shape, axes, affine, "float16")
         extra = tuple(e.astype(np.float16) for e in extra)
         inputs = (x,) + extra
         outputs = 3 if op == BNT else 1
