@@ -311,3 +311,28 @@ def test_fused_activation_and_output_strides_reach_directml(backend):
     records = runner.run(chosen, backend, "6_0", ResultsWriter(None)).records
     assert {r["status"] for r in records} == {statuses.PASS}, [(r["id"], r["message"]) for r in records
                                                                 if r["status"] != statuses.PASS]
+
+
+def test_a_case_past_the_timeout_is_a_timeout_naming_where_the_worker_was(tmp_path):
+    """A float32 GEMM of 4096 x 2048 x 2048 (34 GFLOP: seconds on lavapipe) with timeout=1: the case is a
+    timeout whose message gives the worker's last words (executing it on the device, by its id), and the next
+    case runs on a new worker."""
+    dml_direct = _lane()
+    from conformance.caseset.caseload import load_paths
+    path = tmp_path / "gemm.yaml"
+    path.write_text("operator: GEMM\ngroups:\n  - dtypes: [float32]\n"
+                    "    shapes: [{A: [4096, 2048], B: [2048, 2048]}]\n"
+                    "    params: {CTensor: absent}\n    inputs:\n      - {kind: uniform, low: -1, high: 1}\n")
+    (long,) = load_paths([path])
+    backend = dml_direct.DmlDirectBackend("dml-direct", {"timeout": "1"})
+    try:
+        (outcome,) = backend.run_many([(long, long.make_input())])
+        assert outcome.status == base.TIMEOUT, f"expected a timeout, came {outcome.status}: {outcome.message}"
+        assert "did not answer in 1 s; restarted; its last words: executing 1 case(s) on the device, from " \
+               f"{long.id}" in outcome.message, outcome.message
+        x = np.array([1.0, -1.0], np.float32)
+        (after,) = backend.run_many([(case("ACTIVATION_CELU", "float32", (2,), {"Alpha": 1.0}), x)])
+        assert after.status == base.OK, after.message
+        assert backend.workers_started == 2
+    finally:
+        backend.close()

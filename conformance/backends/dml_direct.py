@@ -307,6 +307,14 @@ class DmlDirectBackend(Backend):
         if self.hello is None:
             self.hello = hello
 
+    def _last_words(self) -> str:
+        """The last line of the worker's log: where it was (compiling a case, executing on the device)."""
+        try:
+            lines = Path(self.log_path).read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        except OSError as error:
+            return f"no log ({error.strerror})"
+        return lines[-1][-300:] if lines else "an empty log"
+
     def _why_gone(self) -> str:
         code = self.process.poll() if self.process else None
         tail = ""
@@ -510,7 +518,8 @@ class DmlDirectBackend(Backend):
         except socket.timeout:
             self.crashes.append("timeout")
             self._failure = Outcome(TIMEOUT, message=f"the dml-direct worker did not answer in "
-                                                     f"{self.options['timeout']:.0f} s; restarted")
+                                                     f"{self.options['timeout']:g} s; restarted; its last words: "
+                                                     f"{self._last_words()}")
             self._stop(polite=False)
             return None
         except (OSError, self.protocol.ProtocolError) as error:

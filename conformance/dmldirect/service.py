@@ -163,6 +163,7 @@ class Engine:
                 results[index] = {"status": ERROR, "message": "; ".join(wrong) or
                                   f"{len(xs)} input arrays for {len(description.inputs)} input tensors"}
                 continue
+            self.log(f"compiling {case.get('id')}")  # the last words of a worker that hangs say where
             compiled, result = self._compiled(description, _flags(case))
             if 0 in description.shape:
                 results[index] = self._empty(description, result, out)
@@ -173,7 +174,10 @@ class Engine:
             aliased = (case.get("in_place_input") or 0) if case.get("in_place") else None
             pending.append((index, compiled, list(raws), aliased))
         compiled_seconds = time.perf_counter() - started - timings["inputs"]
+        if pending:
+            self.log(f"executing {len(pending)} case(s) on the device, from {cases[pending[0][0]].get('id')}")
         self._execute(pending, cases, results, out, timings)
+        self.log(f"answered {len(cases)} case(s) in {time.perf_counter() - started:.3f} s")
         for index, result in enumerate(results):
             result["id"] = cases[index].get("id")
         return {"op": "run", "results": results, "stats": self.stats(),
