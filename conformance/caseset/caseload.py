@@ -366,7 +366,7 @@ def _check_own_shapes(spec, entry, where, max_elements) -> list:
         named.add(given.short)
         if not 1 <= len(shape) <= 8:
             problems.append(f"{where(name)}{given.short} has {len(shape)} dimensions: DirectML tensors have 1 to 8")
-        elif len(shape) not in (given.ranks or spec.ranks):
+        elif len(shape) not in (given.ranks or spec.ranks_of(given.short)):
             problems.append(f"{where(name)}{spec.name} never allows {len(shape)} dimensions in {given.short}")
         elif np.prod(shape, dtype=object) > max_elements:
             problems.append(f"{where(name)}{given.short} {shape} has {np.prod(shape, dtype=object)} elements; "
@@ -677,7 +677,7 @@ def _expand_group(spec, data, group, at, where, path, lines, global_seed, max_el
         if spec.family.sized_by_case and full.get(shapes.OUTPUT_SIZES) is None:
             full[shapes.OUTPUT_SIZES] = [int(n) for n in shape]
         rank = len(shape)
-        levels = [spec.required_level(dtype, len(s), full)
+        levels = [spec.required_level(dtype, len(s), full, given.short if given else None)
                   for given, s in itertools.zip_longest(spec.inputs, _entry_shapes(shape_entry, shape, spec))
                   if s is not None and getattr(given, "ranks", None) is None]  # one of its own ranks: checked above
         level = None if None in levels else max(levels, key=featurelevels.index)

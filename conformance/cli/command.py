@@ -524,8 +524,9 @@ def _table_groups(spec) -> list:
 def _print_tables(spec, tables, fields: dict):
     from tabulate import tabulate
     import oracle
-    rows = [[f"DML_FEATURE_LEVEL_{t.level}", _ranks(t.ranks), ", ".join(d.upper() for d in t.dtypes)]
-            for t in tables]
+    rows = [[f"DML_FEATURE_LEVEL_{t.level}",
+             "; ".join([_ranks(t.ranks)] + [f"{name} {_ranks(ranks)}" for name, ranks in t.tensor_ranks]),
+             ", ".join(d.upper() for d in t.dtypes)] for t in tables]
     headers = ["from level", "dimension counts", "data types"]
     chosen = next((p for p in spec.parameters if p.kind == "tensor_type" and "OutputTensor" in p.tensors), None)
     if chosen is not None and fields and all(oracle.output_dtype(spec.name, d, **fields) == d for d in spec.dtypes):

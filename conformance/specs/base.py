@@ -20,6 +20,13 @@ class SupportTable:
     level: str  # the table applies from this feature level on
     ranks: tuple
     dtypes: tuple
+    # Inputs whose row gives other dimension counts than `ranks` (MATRIX_MULTIPLY_INTEGER's zero points: 1 to 4
+    # where A has 2 to 4): (short name, ranks) pairs; a case's level is the lowest table allowing every input's
+    tensor_ranks: tuple = ()
+
+    def ranks_of(self, tensor: str | None = None) -> tuple:
+        """The dimension counts this table gives the input of that short name (None: the table's own)."""
+        return dict(self.tensor_ranks).get(tensor, self.ranks)
 
 
 @dataclass(frozen=True)
@@ -471,6 +478,10 @@ class OperatorSpec:
     def ranks(self) -> tuple:
         return tuple(sorted({r for table in self.tables for r in table.ranks}))
 
+    def ranks_of(self, tensor: str | None) -> tuple:
+        """The dimension counts any table gives the input of that short name (SupportTable.tensor_ranks)."""
+        return tuple(sorted({r for table in self.tables for r in table.ranks_of(tensor)}))
+
     @property
     def fields(self) -> tuple:
         """The parameters that are fields of the struct (after OutputTensor, in order)."""
@@ -497,9 +508,11 @@ class OperatorSpec:
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.parameters}
 
-    def required_level(self, dtype: str, rank: int, params: dict | None = None) -> str | None:
-        """The lowest feature level at which the page requires (dtype, rank) with these field values."""
-        levels = [t.level for t in self.tables_for(params) if dtype in t.dtypes and rank in t.ranks]
+    def required_level(self, dtype: str, rank: int, params: dict | None = None, tensor: str | None = None) -> \
+            str | None:
+        """The lowest feature level at which the page requires (dtype, rank) with these field values; tensor: of
+        the input of that short name, where a table gives it dimension counts of its own (None: the tables')."""
+        levels = [t.level for t in self.tables_for(params) if dtype in t.dtypes and rank in t.ranks_of(tensor)]
         if not levels:
             return None
         level = min(levels, key=featurelevels.index)

@@ -42,24 +42,38 @@ def presence(spec, params) -> dict:
     return {i.short: ("absent" if i.name in absent else "present") for i in spec.inputs if i.optional}
 
 
-def shape_check(spec, input_shapes, params, per_row: tuple, per_column: tuple, like_output: tuple = ()) -> \
-        str | None:
-    """A and B as matmul's; each per-row tensor (per_row: short names) {1, .., 1 or M, 1}, each per-column one
-    {1, .., 1, 1 or N}, of A's DimensionCount; each like_output one the output's Sizes."""
+def shape_check(spec, input_shapes, params, per_row: tuple, per_column: tuple, like_output: tuple = (),
+                same_rank: tuple = ()) -> str | None:
+    """A and B as matmul's; each per-row tensor (per_row: short names) {[1], .., 1 or M, 1}, each per-column one
+    {[1], .., 1, 1 or N}, of the output's DimensionCount or fewer (the bracketed leading ones left out; the
+    tables say how few); each like_output one the output's Sizes; the same_rank ones of one DimensionCount."""
     shapes = named(spec, input_shapes, params)
     problem = matmul.shape_check((shapes["A"], shapes["B"]), {})
     if problem:
         return problem
     out = matmul.output_shapes((shapes["A"], shapes["B"]), {})[0]
-    m, n, rank = out[-2], out[-1], len(out)
+    m, n = out[-2], out[-1]
     for name in per_row + per_column:
         if name not in shapes:
             continue
-        along = rank - 2 if name in per_row else rank - 1
-        per = tuple(m if name in per_row and d == along else n if d == along else 1 for d in range(rank))
+        rank = len(shapes[name])
+        what = "row of A" if name in per_row else "column of B"
+        if rank > len(out):
+            return f"{name} {list(shapes[name])}: more dimensions than the output {list(out)}"
+        if name in per_row and rank == 1:
+            if tuple(shapes[name]) != (1,):
+                # { [1], [1], Count, [1] }: a 1-D one could be {Count} (per row) or, read as DirectML aligns
+                # Sizes from the last, per column; the page does not say which
+                return (f"{name} {list(shapes[name])}: a 1-D {name} is [1] (per tensor); the page does not say "
+                        f"which dimension a 1-D one of more elements keeps: give {[m, 1]} for one per row")
+            continue
+        per = (1,) * (rank - 2) + (m, 1) if name in per_row else (1,) * (rank - 1) + (n,)
         if tuple(shapes[name]) not in ((1,) * rank, per):
-            what = "row of A" if name in per_row else "column of B"
             return f"{name} {list(shapes[name])}: one element {[1] * rank}, or one per {what} {list(per)}"
+    given = [name for name in same_rank if name in shapes]
+    if len({len(shapes[name]) for name in given}) > 1:
+        return ("must have the same DimensionCount: " +
+                ", ".join(f"{name} {list(shapes[name])}" for name in given))
     for name in like_output:
         if name in shapes and tuple(shapes[name]) != out:
             return f"{name} {list(shapes[name])}: must have the output's Sizes {list(out)}"

@@ -9,11 +9,14 @@ from conformance.specs.families import CONTRACTION
 from oracle.matrix_multiply_integer import OUTPUT_TYPE, output_dtype
 
 STRUCT = "DML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC"
-# The page's tables (MicrosoftDocs/sdk-api b5f9f4f4): A, B and their zero points INT8 or UINT8, OutputTensor INT32.
-# Its 5_2 table differs from 4_0's only in letting BZeroPointTensor have 1 dimension, which no case here has
-# (every zero point has A's DimensionCount): a case of these types and ranks is required from 4_0, so the 5_2
-# table is said in the notes, not listed (it would name a level no case can require)
-TABLES = (SupportTable("4_0", (2, 3, 4), im.QUANTIZED), SupportTable("2_1", (4,), im.QUANTIZED))
+# The page's tables (MicrosoftDocs/sdk-api b5f9f4f4): A, B and their zero points INT8 or UINT8, OutputTensor INT32;
+# A, B and the output 2 to 4-D from 4_0 (4-D at 2_1), AZeroPoint 1 to 4-D from 4_0, BZeroPoint 2 to 4-D at 4_0 and
+# 1 to 4-D from 5_2 (4-D at 2_1)
+TABLES = (SupportTable("5_2", (2, 3, 4), im.QUANTIZED, tensor_ranks=(("AZeroPoint", (1, 2, 3, 4)),
+                                                                       ("BZeroPoint", (1, 2, 3, 4)))),
+          SupportTable("4_0", (2, 3, 4), im.QUANTIZED, tensor_ranks=(("AZeroPoint", (1, 2, 3, 4)),
+                                                                       ("BZeroPoint", (2, 3, 4)))),
+          SupportTable("2_1", (4,), im.QUANTIZED))
 
 
 def shape_check(input_shapes, params) -> str | None:
@@ -26,7 +29,8 @@ def output_shapes(input_shapes, params) -> tuple:
 
 def onnx_shapes(input_shapes, params) -> tuple:
     """MatMulInteger's zero points: a_zero_point a scalar; b_zero_point a scalar, 1-D of N (2-D B) or B's
-    dimensions with 1 for K (where onnx_refusal lets it through: one element per batch)."""
+    dimensions with 1 for K (where onnx_refusal lets it through: one element per batch), whatever its own
+    DimensionCount."""
     shapes = im.named(SPEC, input_shapes, params)
     b_rank = len(shapes["B"])
 
@@ -35,6 +39,8 @@ def onnx_shapes(input_shapes, params) -> tuple:
             return ()
         if name == "BZeroPoint" and b_rank == 2:
             return (shape[-1],)
+        if name == "BZeroPoint" and int(np.prod(shapes["B"][:-2])) == 1:
+            return (*shapes["B"][:-2], 1, shape[-1])
         return tuple(shape)
     return tuple(reshaped(name, shape) for name, shape in shapes.items())
 
@@ -98,8 +104,9 @@ SPEC = OperatorSpec(
            "(A - AZeroPoint) x (B - BZeroPoint), as ONNX's MatMulInteger.",
            "A and B may differ in type (the constraints tie each to its zero point only): BType chooses B's.",
            "A sum beyond INT32 (K above 33,025 with UINT8 extremes) is left open by the page: no case has one.",
-           "Every zero point here has A's DimensionCount ({1, .., 1}, {1, .., M, 1} or {1, .., 1, N}). The page's "
-           "5_2 table (2 to 4 dimensions, INT8 and UINT8, as 4_0's) adds a 1-D BZeroPointTensor alone: not "
-           "exercised, and not listed among the tables, as no case of these ranks and types is required from 5_2.",
+           "A zero point may have fewer dimensions than A, its bracketed leading ones left out ({[1], [1], "
+           "AZeroPointCount, [1]}, {[1], [1], [1], BZeroPointCount}): a 1-D BZeroPoint ({N} or {1}) from 5_2. A 1-D "
+           "AZeroPoint is cased as {1} alone: the page does not say which dimension a 1-D one of M elements keeps.",
+           "A zero point of more dimensions than A is refused at load: the page's Sizes for it are A's or fewer.",
            "The page says nothing of in-place execution: none is asked for."),
 )
