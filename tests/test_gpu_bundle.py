@@ -461,3 +461,39 @@ def test_a_wheel_carried_in_parts_is_joined_and_checked(tmp_path):
     done = subprocess.run(join, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert [p.name for p in wheels.iterdir()] == [name] and (wheels / name).read_bytes() == wheel
+
+
+def test_each_shipped_plan_fits_one_device_command_and_every_run_selects_cases(tmp_path):
+    """scripts/gpu/plans/*.txt: past `plan`'s own checks (the limits fit 600 s), and each run's paths, -k and
+    --op select cases (a run that selects none would spend GPU time on nothing); a plan over the limit, a
+    limit that is no number and a run without arguments are refused in one line, exit 2."""
+    import argparse
+    import shlex
+
+    from conformance.caseset.caseload import load_paths
+    from conformance.caseset.selection import choose
+    env = {"PATH": "/usr/bin:/bin", "GPU_ROOT": str(tmp_path / "gpu")}
+    plans = sorted((GPU / "plans").glob("*.txt"))
+    assert plans
+    parser = argparse.ArgumentParser()
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("-k")
+    parser.add_argument("--op", action="append", default=[])
+    for plan in plans:
+        done = subprocess.run(["bash", str(GPU / "device.sh"), "plan", str(plan)], capture_output=True, text=True,
+                              env=env)
+        assert done.returncode == 1 and "run setup first" in done.stderr, (plan.name, done.stderr)
+        for line in plan.read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, _, *words = shlex.split(line)
+            given, _ = parser.parse_known_args(words)
+            cases = choose(load_paths([str(ROOT / p) for p in given.paths]), given.k, given.op)
+            assert cases, f"{plan.name}: run {name} selects no case"
+    for text, why in (("a 300 cases\nb 300 cases\n", "600 s"), ("a 10x cases\n", "whole number"),
+                      ("a 10\n", "no conformance")):
+        bad = tmp_path / "bad.txt"
+        bad.write_text(text)
+        done = subprocess.run(["bash", str(GPU / "device.sh"), "plan", str(bad)], capture_output=True, text=True,
+                              env=env)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and why in done.stderr, done.stderr

@@ -46,6 +46,13 @@
 #                                                          than one command may run is refused (exit 2, with the
 #                                                          calls to split them into); $OUT/pairs.md, pairs.log and
 #                                                          pairs.tar.gz, packed again after each sweep
+#   bash scripts/gpu/device.sh plan FILE                   the runs a plan file lists, one a line: NAME LIMIT ARGS...
+#                                                          (conformance run ARGS, shell-quoted words, stopped at
+#                                                          LIMIT s; # comments),
+#                                                          each with RUN_GRACE_S to stop, 600 s in all (more is
+#                                                          refused, exit 2); $OUT/plan.md (a line a run: cases,
+#                                                          seconds, statuses), plan.log and plan.tar.gz (every
+#                                                          results file and log), packed again after each run
 #   bash scripts/gpu/device.sh shell -- COMMAND...         any command in that environment
 #   bash scripts/gpu/device.sh join DIR                    join files carried in parts (setup does it)
 #
@@ -591,6 +598,36 @@ cmd_bench() {
     PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}"
 }
 
+cmd_plan() {
+    # Several runs in one device command, their results in three files (the device tool hands back 8 at most):
+    # scripts/gpu/plans/*.txt, e.g. issue26-rest.txt, what issue 26 left for the GPU.
+    local plan=${1:?plan FILE}
+    [ -f "$plan" ] || refuse "plan: no file $plan"
+    local names=() limits=() lines=() name limit rest total=0 n=0
+    while read -r name limit rest; do
+        n=$((n + 1))
+        case $name in ''|'#'*) continue ;; esac
+        limit=$(seconds_of "$plan:$n" "$limit")
+        [ -n "$rest" ] || refuse "$plan:$n: no conformance arguments after NAME LIMIT"
+        names+=("$name"); limits+=("$limit"); lines+=("$rest")
+        total=$((total + limit + RUN_GRACE_S))
+    done < "$plan"
+    [ "${#names[@]}" -gt 0 ] || refuse "$plan: no runs (a line: NAME LIMIT ARGS...)"
+    [ "$total" -le "$COMMAND_LIMIT_S" ] || refuse "$plan: ${#names[@]} runs, their limits and $RUN_GRACE_S s each to stop add up to $total s: over the $COMMAND_LIMIT_S s one device command may run (split the plan)"
+    [ -f "$G/env.sh" ] || fail "run setup first"
+    local work=$G/plan i args
+    rm -rf "$work"; mkdir -p "$work" "${OUT:-$G/out}"
+    {
+        for i in "${!names[@]}"; do
+            # shell-style words (quotes keep -k "a and b" whole), split by shlex: nothing in a plan is evaluated
+            mapfile -d '' args < <("$PYTHON" -c 'import shlex, sys; sys.stdout.write("".join(a + "\0" for a in shlex.split(sys.argv[1])))' "${lines[$i]}")
+            timed_run "$work" plan "${limits[$i]}" "${names[$i]}" -- "${args[@]}"
+        done
+    } 2>&1 | tee "$work/plan.log" || say "plan: a run did not start (plan.log says why); packing what there is"
+    PYTHONPATH=$HARNESS:$G/site "$PYTHON" "$HARNESS/scripts/gpu/bench_table.py" "$work" --pack "${OUT:-$G/out}" \
+        --name plan >/dev/null || say "plan: the table was not made (bench_table.py failed)"
+}
+
 cmd_pairs() {
     # Issue 27: every (A, B) pair of float16 values of the binary operators' pair sweeps through
     # dml-direct, each in quarters (scripts/gpu/make_pair_quarters.py) so a sweep stopped at its
@@ -696,6 +733,7 @@ case $verb in
     windows-setup) cmd_windows_setup "$@" ;;
     shell) cmd_shell "$@" ;;
     pairs) cmd_pairs "$@" ;;
+    plan) cmd_plan "$@" ;;
     fleet) cmd_fleet "$@" ;;
     *) sed -n "2,$(grep -n '^# How Wine reaches' "$0" | cut -d: -f1)p" "$0" | head -n -1; exit 2 ;;
 esac
