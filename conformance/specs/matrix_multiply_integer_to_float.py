@@ -12,9 +12,11 @@ from oracle.matrix_multiply_integer_to_float import output_dtype
 
 STRUCT = "DML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC"
 INTEGERS = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
+QUANTIZATION = ("AScale", "AZeroPoint", "BScale", "BZeroPoint")
 # The page's one table (MicrosoftDocs/windows-ai-docs eba47f60): 6_2, the matrices and zero points of one integer
-# type, the scales, Bias and OutputTensor FLOAT32 or FLOAT16 (OutputType)
-TABLES = (SupportTable("6_2", (2, 3, 4), INTEGERS),)
+# type, the scales, Bias and OutputTensor FLOAT32 or FLOAT16 (OutputType); A, B, Bias and the output 2 to 4-D, the
+# scales and zero points 1 to 4-D
+TABLES = (SupportTable("6_2", (2, 3, 4), INTEGERS, tensor_ranks=tuple((n, (1, 2, 3, 4)) for n in QUANTIZATION)),)
 FLOAT_TENSORS = ("AScaleTensor", "BScaleTensor", "BiasTensor", "OutputTensor")
 # MatMulIntegerToFloat's inputs (A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias) from the page's
 # (A, AScale, AZeroPoint, B, BScale, BZeroPoint, Bias), by which optional ones are bound (positions stay)
@@ -28,7 +30,7 @@ def _float_type(dtype, OutputType=None):
 
 def shape_check(input_shapes, params) -> str | None:
     return im.shape_check(SPEC, input_shapes, params, per_row=("AScale", "AZeroPoint"),
-                          per_column=("BScale", "BZeroPoint"), like_output=("Bias",))
+                          per_column=("BScale", "BZeroPoint"), like_output=("Bias",), same_rank=QUANTIZATION)
 
 
 def output_shapes(input_shapes, params) -> tuple:
@@ -135,6 +137,10 @@ SPEC = OperatorSpec(
            "The page gives no formula: the fields' words ('used for dequantizing') and ONNX Runtime's "
            "MatMulIntegerToFloat, which the DirectML EP maps to this operator.",
            "INT32 and UINT32 inputs: products beyond 2^63 are left open by the page; the cases keep their values "
-           "small. Each scale and zero point has the matrices' DimensionCount here.",
+           "small.",
+           "The scales and zero points have one DimensionCount (the page's constraint), 1 to 4, the matrices' or "
+           "fewer, the leading ones left out: {.., 1}, per row {.., M, 1} for A's, per column {.., 1, N} for B's. A "
+           "1-D one is {1}, or B's {N}: the page does not say which dimension a 1-D one of M keeps, so none is cased "
+           "(refused at load).",
            "The `ulp` model: WebNN has no integer matmul; its matmul's 2 K."),
 )

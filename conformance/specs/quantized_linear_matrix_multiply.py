@@ -10,8 +10,11 @@ from oracle.quantized_linear_matrix_multiply import output_dtype
 
 STRUCT = "DML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC"
 ZERO_POINTS = ("AZeroPointTensor", "BZeroPointTensor", "OutputZeroPointTensor")
-# The page's tables (MicrosoftDocs/sdk-api e0bf7d90): the matrices and zero points INT8 or UINT8, scales FLOAT32
-TABLES = (SupportTable("4_0", (2, 3, 4), im.QUANTIZED), SupportTable("2_1", (4,), im.QUANTIZED))
+QUANTIZATION = ("AScale", "AZeroPoint", "BScale", "BZeroPoint", "OutputScale", "OutputZeroPoint")
+# The page's tables (MicrosoftDocs/sdk-api e0bf7d90): the matrices and zero points INT8 or UINT8, scales FLOAT32;
+# A, B and the output 2 to 4-D from 4_0 (4-D at 2_1), the scales and zero points 1 to 4-D from 4_0
+TABLES = (SupportTable("4_0", (2, 3, 4), im.QUANTIZED, tensor_ranks=tuple((n, (1, 2, 3, 4)) for n in QUANTIZATION)),
+          SupportTable("2_1", (4,), im.QUANTIZED))
 # ONNX Runtime 1.32's CPU QLinearMatMul kernels (A, B, output), as tried
 ONNX_CPU_TYPES = {("uint8", "uint8", "uint8"), ("uint8", "int8", "uint8"), ("int8", "int8", "int8")}
 
@@ -26,7 +29,7 @@ def _out_type(dtype, OutputType=None):
 
 def shape_check(input_shapes, params) -> str | None:
     return im.shape_check(SPEC, input_shapes, params, per_row=("AScale", "AZeroPoint", "OutputScale", "OutputZeroPoint"),
-                          per_column=("BScale", "BZeroPoint"))
+                          per_column=("BScale", "BZeroPoint"), same_rank=QUANTIZATION)
 
 
 def output_shapes(input_shapes, params) -> tuple:
@@ -116,7 +119,9 @@ SPEC = OperatorSpec(
            "stay within 24 bits (every case but K = 4096's), so exact ties are where a device's rounding rule shows.",
            "A scale of 0 is undefined (the page): no case has one. OutputScaleTensor and OutputZeroPointTensor "
            "are used for quantizing the output, though the page says 'dequantizing'.",
-           "Each scale and zero point has the matrices' DimensionCount here ({1, .., 1}, per row {.., M, 1} for "
-           "A's and the output's, per column {.., 1, N} for B's).",
+           "The scales and zero points have one DimensionCount (the page's constraint), 1 to 4 from 4_0 (4 at 2_1), "
+           "the matrices' or fewer, the leading ones left out: {.., 1}, per row {.., M, 1} for A's and the output's, "
+           "per column {.., 1, N} for B's. A 1-D one is {1}, or B's {N}: the page does not say which dimension a 1-D "
+           "one of M keeps, so none is cased (refused at load).",
            "The page says nothing of in-place execution: none is asked for."),
 )
