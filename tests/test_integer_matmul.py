@@ -5,10 +5,11 @@ without the half-precision permission, Bias ignored."""
 import dataclasses
 
 import numpy as np
+import pytest
 
 import oracle
-from conformance import backends, statuses
-from conformance.caseset.caseload import load_paths
+from conformance import backends, specs, statuses
+from conformance.caseset.caseload import CaseFileError, load_paths
 from conformance.judge.entry import compare_case
 from conformance.run import runner
 from conformance.run.results import ResultsWriter
@@ -122,3 +123,95 @@ def test_bias_ignored_is_caught():
         def without_bias(x):
             return (oracle.reference(case.op, x, case.dtype, **case.oracle_params()) - x[-1]).astype(np.float32)
         assert judged(case, without_bias) == 2, case.id
+
+
+# -- zero points and scales of fewer dimensions than A (issue 26: the tables' own dimension counts per level) --------
+
+MMI = specs.get("MATRIX_MULTIPLY_INTEGER")
+
+
+def own_shape(case, name) -> tuple:
+    """The input's own shape; () where the case leaves it absent."""
+    return next((i.shape for i in case.inputs if i.name == name), ())
+
+
+def fewer_dimensions(case) -> list:
+    """The scales and zero points of the case with fewer dimensions than its A."""
+    rank = len(own_shape(case, "A"))
+    return [i.name for i in case.inputs if i.name not in ("A", "B", "Bias") and len(i.shape) < rank]
+
+
+def test_a_1d_b_zero_point_is_per_column_in_the_oracle_as_worked_by_hand():
+    """{N} against B's last axis, summed here element by element (no broadcasting)."""
+    chosen = [c for c in cases_of("MATRIX_MULTIPLY_INTEGER") if len(own_shape(c, "BZeroPoint")) == 1
+              and own_shape(c, "BZeroPoint")[0] > 1]
+    assert {len(own_shape(c, "A")) for c in chosen} == {2, 3}, [c.id for c in chosen]
+    for case in chosen:
+        a, a_zero, b, b_zero = (np.asarray(v, np.int64) for v in case.make_input())
+        a3, b3 = a.reshape(-1, *a.shape[-2:]), b.reshape(-1, *b.shape[-2:])
+        a_zero = np.broadcast_to(a_zero.reshape(-1, 1) if a_zero.size > 1 else a_zero.reshape(1, 1), a3.shape[1:])
+        want = [[[sum((a3[p, m, k] - a_zero[m, k]) * (b3[p, k, n] - b_zero[n]) for k in range(a3.shape[2]))
+                  for n in range(b3.shape[2])] for m in range(a3.shape[1])] for p in range(a3.shape[0])]
+        got = oracle.evaluate(case.op, case.make_input(), case.dtype, **case.oracle_params())
+        assert got.reshape(len(want), *a3.shape[1:2], b3.shape[2]).tolist() == want, \
+            f"{case.id}: expected the hand-worked per-column product {want}, came {got.tolist()}"
+
+
+def test_the_tables_give_a_1d_b_zero_point_5_2_and_fewer_dimensions_otherwise_4_0():
+    for case in cases_of("MATRIX_MULTIPLY_INTEGER"):
+        want = "5_2" if len(own_shape(case, "BZeroPoint")) == 1 else "4_0" if len(own_shape(case, "A")) < 4 or fewer_dimensions(case) else "2_1"
+        assert case.required_level == want, f"{case.id}: expected level {want}, came {case.required_level}"
+    assert {c.required_level for c in cases_of("MATRIX_MULTIPLY_INTEGER") if fewer_dimensions(c)} == {"4_0", "5_2"}
+    assert MMI.required_level("int8", 1, {}, "BZeroPoint") == "5_2"
+    assert MMI.required_level("uint8", 2, {}, "BZeroPoint") == MMI.required_level("int8", 1, {}, "AZeroPoint") == "4_0"
+    assert MMI.required_level("int8", 4, {}, "BZeroPoint") == "2_1" and MMI.required_level("int8", 5, {}, "A") is None
+
+
+def test_each_operator_cases_fewer_dimensions_per_tensor_and_per_row_or_column_in_both_types():
+    for op in OPERATORS:
+        seen = {(c.dtype, len(own_shape(c, name)), int(np.prod(own_shape(c, name))) > 1)
+                for c in cases_of(op) for name in fewer_dimensions(c)}
+        want = {(d, r, per) for d in ("int8", "uint8") for r in (1, 2, 3) for per in (False, True)}
+        assert seen >= want, f"{op}: expected (type, rank, per row or column) {sorted(want - seen)} cased"
+
+
+def test_dml_direct_describes_a_zero_point_with_the_dimension_count_and_sizes_the_case_gives():
+    from conformance.dmldirect import layout
+    from conformance.dmldirect.describe import OperatorDescription
+    chosen = [c for c in CASES if fewer_dimensions(c)]
+    assert {c.op for c in chosen} == set(OPERATORS)
+    for case in chosen:
+        request = layout.request(case.op, case.dtype, case.shape, case.params, False, case.inputs, (),
+                                 case.outputs[0])
+        described = OperatorDescription.from_case(request).inputs
+        for given, tensor in zip(case.inputs, described):
+            sizes = list(tensor.sizes)[:tensor.buffer.DimensionCount]
+            assert tensor.buffer.DimensionCount == len(given.shape) and sizes == list(given.shape), \
+                (f"{case.id}: expected {given.name} of DimensionCount {len(given.shape)}, Sizes {list(given.shape)}; "
+                 f"came {tensor.buffer.DimensionCount}, {sizes}")
+
+
+@pytest.mark.parametrize("op, shapes, fields, refusal", [
+    ("MATRIX_MULTIPLY_INTEGER", "{A: [2, 3], AZeroPoint: [1, 1], B: [3, 4], BZeroPoint: [1, 1, 1, 1, 4]}", "",
+     "never allows 5 dimensions in BZeroPoint"),
+    ("MATRIX_MULTIPLY_INTEGER", "{A: [2, 3], AZeroPoint: [2], B: [3, 4], BZeroPoint: [4]}", "",
+     r"a 1-D AZeroPoint is \[1\] \(per tensor\); the page does not say which dimension"),
+    ("MATRIX_MULTIPLY_INTEGER", "{A: [2, 3], AZeroPoint: [1, 1], B: [3, 4], BZeroPoint: [1, 1, 4]}", "",
+     r"BZeroPoint \[1, 1, 4\]: more dimensions than the output \[2, 4\]"),
+    ("MATRIX_MULTIPLY_INTEGER", "{A: [2, 3], AZeroPoint: [1, 1], B: [3, 4], BZeroPoint: [2]}", "",
+     r"BZeroPoint \[2\]: one element \[1\], or one per column of B \[4\]"),
+    ("QUANTIZED_LINEAR_MATRIX_MULTIPLY", "{A: [2, 3], AScale: [1], AZeroPoint: [1], B: [3, 4], BScale: [1, 4], "
+     "BZeroPoint: [4], OutputScale: [1], OutputZeroPoint: [1]}", "",
+     r"must have the same DimensionCount: AScale \[1\], AZeroPoint \[1\], BScale \[1, 4\]"),
+    ("MATRIX_MULTIPLY_INTEGER_TO_FLOAT", "{A: [2, 3], AScale: [1, 1], AZeroPoint: [1], B: [3, 4], BScale: [4], "
+     "BZeroPoint: [4]}", "\n    params: {BiasTensor: absent}",
+     r"must have the same DimensionCount: AScale \[1, 1\], AZeroPoint \[1\]"),
+])
+def test_a_shape_the_tables_or_the_page_forbid_is_refused_at_load_naming_file_and_line(tmp_path, op, shapes, fields,
+                                                                                         refusal):
+    path = tmp_path / "zero_points.yaml"
+    path.write_text(f"operator: {op}\ngroups:\n  - dtypes: [int8]\n    shapes: [{shapes}]{fields}\n"
+                    "    inputs: [{kind: uniform, low: -128, high: 127}]\n")
+    with pytest.raises(CaseFileError, match=rf"zero_points.yaml:4: .*{refusal}") as error:
+        load_paths([str(path)])
+    assert len(str(error.value).strip().splitlines()) <= 2, str(error.value)
