@@ -441,3 +441,27 @@ def test_every_interval_holds_the_exact_rational_interpolation():
                                  f"[{float(lo)!r}, {float(hi)!r}]")
                 judged += 1
     assert judged >= 100, judged
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_an_8_bit_linear_output_is_any_rounding_of_the_interpolation_and_nothing_further(dtype):
+    """RESAMPLE1's INT8 and UINT8 LINEAR (6_2): the page gives no rounding to the type, so a device converting the
+    interpolated value by truncation, floor, ceiling or to nearest passes (DirectML on lavapipe truncates toward
+    zero), and one a unit further off on the elements whose value is no integer fails there alone."""
+    from conformance.caseset.case import Case
+    from conformance.judge.entry import compare_case
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(8).integers(info.min, info.max, (1, 2, 5, 6), endpoint=True).astype(dtype)
+    params = {**get("RESAMPLE1").defaults(), **fields([1, 1, 1.5, 0.75], {k: [v[0]] for k, v in CENTRES.items()})}
+    case = Case(id=f"RESAMPLE1/{dtype}/linear", op="RESAMPLE1", dtype=dtype, shape=x.shape, params=params,
+                generator={"kind": "test"}, required_level="6_2", tolerance=0)
+    exact = np.asarray(oracle.reference("RESAMPLE1", x.astype(np.float64), "float64", **case.oracle_params()))
+    between = np.abs(exact - np.rint(exact)) > 1e-3
+    assert between.sum() > exact.size // 4, "expected most outputs between two integers"
+    for name, rounding in (("truncated", np.trunc), ("floor", np.floor), ("ceiling", np.ceil), ("nearest", np.rint)):
+        got = compare_case(case, x, rounding(exact).astype(dtype))
+        assert got.mismatches == 0, f"{dtype} {name}: expected inside, came {got.mismatches} outside: {got.worst[:2]}"
+    further = np.where(between, np.floor(exact) - 1, exact).clip(info.min, info.max).astype(dtype)
+    got = compare_case(case, x, further)
+    wrong = int((between & (np.floor(exact) - 1 >= info.min)).sum())
+    assert got.mismatches == wrong, f"{dtype}: expected {wrong} elements a unit below the floor outside, came " \
+                                    f"{got.mismatches}"

@@ -83,6 +83,19 @@ def _underflow_step(fmt) -> float:
     return float(info.smallest_normal) if fmt.flushes else float(info.smallest_subnormal)
 
 
+
+def integer_bounds(spec, inputs, params, dtype) -> tuple:
+    """(lo, hi) of an integer output that is its real result converted by a rounding the page does not give
+    (OperatorSpec.rounded_integers): the floor of the float32 interval's low end to the ceiling of its high
+    end, within the type's range; the inputs are exact in float32 (8-bit integers)."""
+    allowed = interval(spec, tuple(np.asarray(x, np.float32) for x in inputs), params, "float32")
+    info = np.iinfo(dtype)
+    ends = ((np.floor, allowed.lo, info.min), (np.ceil, allowed.hi, info.max))
+    lo, hi = (np.clip(f(np.nan_to_num(v, nan=m, posinf=info.max, neginf=info.min)), info.min, info.max).astype(dtype)
+              for f, v, m in ends)
+    return lo, hi
+
+
 def interval(spec, inputs, params: dict, dtype: str, output: int = 0) -> Values:
     """Each output element's acceptance set in the output's type (float64 endpoints); output: which
     output, where the spec has several (the step named as that output, without "Tensor"; one output:

@@ -33,8 +33,13 @@ def compare_case(case, x, actual, expected=None, reference=None, zeros=None) -> 
         if expected is None or reference is None:
             expected, reference = expected_and_reference(case, x)
         inputs = x if isinstance(x, tuple) else (x,)
-        if np.dtype(spec.tensor_type(outputs[0].name, case.dtype, case.params)).kind != "f":  # integers: exact
+        output_type = np.dtype(spec.tensor_type(outputs[0].name, case.dtype, case.params))
+        if output_type.kind != "f":  # integers: exact, or any rounding of the real result where the page gives none
             from conformance.judge.bounded import compare_bounded
+            if spec.rounded_integers is not None and spec.rounded_integers(case.params):
+                from conformance.judge.accumulated import integer_bounds
+                return compare_bounded(inputs[0], expected, actual, *integer_bounds(spec, inputs, case.params,
+                                                                                   output_type))
             return compare_bounded(inputs[0], expected, actual)
         from conformance.judge.accumulated import compare_accumulated
         return compare_accumulated(spec, inputs, case.params, case.dtype, expected, reference, actual,

@@ -397,6 +397,10 @@ class OperatorSpec:
     # (`tables` then holds every table, for what lists them all)
     tables_by_fields: Callable | None = None
     ulp_tolerance: Callable | None = None
+    # params -> whether an accumulation's integer output is its real result converted by a rounding the page
+    # does not give (RESAMPLE's LINEAR INT8): any integer from the floor to the ceiling of the real result's
+    # float32 interval; None (or False): an integer output is exact (an integer sum)
+    rounded_integers: Callable | None = None
 
     def accumulation_for(self, params: dict | None) -> tuple:
         """The alternatives of steps a case of these field values is judged by (empty: none)."""

@@ -31,6 +31,7 @@ SPEC = OperatorSpec(
     integers=lambda params, dtype: None,
     accumulation=r.linear_accumulation((r.resample_mapping,)),
     ulp_tolerance=r.ulp_tolerance,
+    rounded_integers=r.rounded_integers,
     notes=(r.LINEAR_NOTE, r.OUTPUT_SIZES_NOTE,
            "The page says nearest neighbour chooses the input element nearest to the output element's pixel "
            "centre; it does not say which of two equally near elements is chosen. The harness rounds halves "

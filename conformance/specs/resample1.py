@@ -35,6 +35,7 @@ SPEC = OperatorSpec(
     integers=lambda params, dtype: None,
     accumulation=r.linear_accumulation((r.resample_mapping,)),
     ulp_tolerance=r.ulp_tolerance,
+    rounded_integers=r.rounded_integers,
     notes=(r.LINEAR_NOTE, r.OUTPUT_SIZES_NOTE,
            "The page gives no default offsets: every case gives InputPixelOffsets and OutputPixelOffsets.",
            "The page says nearest neighbour chooses the input element nearest to the pixel centre; it does "

@@ -32,7 +32,13 @@ LINEAR_NOTE = (f"{LINEAR} (\"linear (including bilinear, trilinear, etc.)\", DML
                "interval of that formula with the coordinates computed in float32 (each within 6 units of "
                "roundoff of the terms of its formula: the exact value's range over them joins the bound) and "
                "the weighted sum of 2^D + 3D operations (gamma(2^D + 3D) times the sum of the elements read); "
-               "float types only (an integer's rounding is not on the page).")
+               "INT8 and UINT8 (RESAMPLE and RESAMPLE1 from 6_2): the page gives no rounding of the interpolated "
+               "value to the integer type, so any integer from the floor to the ceiling of its float32 interval.")
+
+
+def rounded_integers(params) -> bool:
+    """OperatorSpec.rounded_integers: the LINEAR mode's integer outputs."""
+    return params.get("InterpolationMode") == LINEAR
 # The output sizes: the pages leave them to the OutputTensor ("the scales don't need to be exactly
 # OutputSize / InputSize"): floor(InputSize * Scale), as UPSAMPLE_2D's page and ONNX's Resize take them,
 # unless a case gives OutputSizes
