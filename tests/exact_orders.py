@@ -93,3 +93,11 @@ def every_dot(a, b, precision: str, rounding: str, flush: bool = False, start=No
         else:
             results |= sampled_orders(leaves, combine, rng, count)
     return results
+
+
+def assert_within(values, lo, hi, where: str) -> int:
+    """Every value (Fractions, or an infinity) within [lo, hi], else fail naming where and the first three
+    outside; -> how many were checked."""
+    bad = sorted(float(v) for v in values if not lo <= v <= hi)
+    assert not bad, f"{where}: gave {bad[:3]}, expected within [{lo!r}, {hi!r}]"
+    return len(values)

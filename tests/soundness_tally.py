@@ -5,6 +5,10 @@ half-width on that side), which tells whether the bound is loose. A family's las
 import numpy as np
 import pytest
 
+import oracle
+from conformance.judge.accumulated import interval
+from conformance.specs.base import computed_fields
+
 
 class Tally:
     def __init__(self, family: str):
@@ -59,3 +63,10 @@ class Tally:
         print(line)
         assert total >= minimum, f"{self.family}: expected at least {minimum} outputs judged, came {total}"
         return line
+
+
+def by_kind(spec, cases, params, dtype, references=True) -> tuple:
+    """([each kind's interval], [each kind's oracle reference] or None) for cases: [(kind, inputs)]."""
+    return ([interval(spec, inputs, params, dtype) for _, inputs in cases],
+            [oracle.reference(spec.name, inputs, dtype, **computed_fields(params)) for _, inputs in cases]
+            if references else None)

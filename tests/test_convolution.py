@@ -17,7 +17,7 @@ from conformance import specs
 from conformance.judge.accumulated import compare_accumulated, interval
 from conformance.specs.base import ABSENT
 from oracle.convolution import DIRECTIONS, MODES
-from soundness_tally import Tally
+from soundness_tally import Tally, by_kind
 
 SPEC = specs.get("CONVOLUTION")
 
@@ -290,19 +290,12 @@ def soundness_layers(seed, dtype, long=True):
         yield params, cases, tuple(np.concatenate(x) for x in zip(*rows)), bias
 
 
-def intervals(cases, params, dtype):
-    return [interval(SPEC, inputs, params, dtype) for _, inputs in cases]
-
-
-def references(cases, params, dtype):
-    return [oracle.reference("CONVOLUTION", inputs, dtype, **oracle_params(params)) for _, inputs in cases]
-
 
 def test_float32_devices_inside():
     """Every simulated float32 device (order x rounding x fused x flush x the bias after the sum or first) inside
     each output's interval."""
     for params, cases, rows, bias in soundness_layers(1, "float32"):
-        allowed, exact = intervals(cases, params, "float32"), references(cases, params, "float32")
+        allowed, exact = by_kind(SPEC, cases, params, "float32")
         taps = rows[0].shape[1]
         for device in dev.devices("float32", fused_too=True) if taps < 4096 else LONG_DEVICES:
             for finish, values in device_outputs(rows, bias, *device).items():
@@ -315,8 +308,8 @@ def test_float16_devices_inside():
     inside with ALLOW_HALF_PRECISION_COMPUTATION."""
     for params, cases, rows, bias in soundness_layers(2, "float16", long=False):
         half_params = {**params, "ExecutionFlags": "ALLOW_HALF_PRECISION_COMPUTATION"}
-        plain, half = intervals(cases, params, "float16"), intervals(cases, half_params, "float16")
-        exact = references(cases, params, "float16")
+        plain, exact = by_kind(SPEC, cases, params, "float16")
+        half, _ = by_kind(SPEC, cases, half_params, "float16", references=False)
         for device in dev.devices("float32"):  # fused mads: test_float32_devices_inside
             for finish, computed in device_outputs(rows, bias, *device).items():
                 for stored in dev.ROUNDINGS:

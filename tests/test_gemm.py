@@ -27,7 +27,7 @@ from conformance.specs.base import ABSENT, computed_fields
 from conformance.specs.gemm import has_c
 from oracle.gemm import NONE, transformed
 from oracle.rounding import float_param
-from soundness_tally import Tally
+from soundness_tally import Tally, by_kind
 
 GEMM = specs.get("GEMM")
 TRANSPOSE = "DML_MATRIX_TRANSFORM_TRANSPOSE"
@@ -161,19 +161,12 @@ def soundness_groups(seed, dtype, long=True):
         yield fields, cases, tuple(np.concatenate(x) for x in zip(*rows)), c
 
 
-def intervals(cases, fields, dtype):
-    return [interval(GEMM, inputs, fields, dtype) for _, inputs in cases]
-
-
-def references(cases, fields, dtype):
-    return [oracle.reference("GEMM", inputs, dtype, **computed_fields(fields)) for _, inputs in cases]
-
 
 def test_float32_devices_inside():
     """Every simulated float32 device (order x rounding x fused x flush x the way it adds Alpha and Beta * C)
     inside each output's interval."""
     for fields, cases, rows, c in soundness_groups(1, "float32"):
-        allowed, exact = intervals(cases, fields, "float32"), references(cases, fields, "float32")
+        allowed, exact = by_kind(GEMM, cases, fields, "float32")
         k = rows[0].shape[1]
         for device in dev.devices("float32", fused_too=True) if k < 4096 else LONG_DEVICES:
             for finish, values in device_outputs(rows, c, fields, *device).items():
@@ -186,8 +179,8 @@ def test_float16_devices_inside():
     float16 (every step in half): inside with ALLOW_HALF_PRECISION_COMPUTATION."""
     for fields, cases, rows, c in soundness_groups(2, "float16", long=False):
         half_fields = {**fields, "ExecutionFlags": FLAG}
-        plain, half = intervals(cases, fields, "float16"), intervals(cases, half_fields, "float16")
-        exact = references(cases, fields, "float16")
+        plain, exact = by_kind(GEMM, cases, fields, "float16")
+        half, _ = by_kind(GEMM, cases, half_fields, "float16", references=False)
         for device in dev.devices("float32", fused_too=True):
             for finish, computed in device_outputs(rows, c, fields, *device).items():
                 for stored in dev.ROUNDINGS:
