@@ -5,9 +5,14 @@ half-width on that side), which tells whether the bound is loose. A family's las
 import numpy as np
 import pytest
 
+import accumulation_devices as dev
 import oracle
 from conformance.judge.accumulated import interval
 from conformance.specs.base import computed_fields
+
+
+# The orders issue 26 names: sequential, pairwise, blocked by 32, 64 and 256 (and strided lanes)
+ISSUE_ORDERS = {"sequential", "pairwise", "blocked32", "blocked64", "blocked256", "strided32"}
 
 
 class Tally:
@@ -51,6 +56,17 @@ class Tally:
             self.judge(label, ok, values[at:at + size].reshape(want.shape), device, exact=want if count else None,
                        count=count, key=f"{label} {kind} {rounding}".rstrip())
             at += size
+
+    def report_truncating(self) -> str:
+        """report(), and that the simulated devices sum in every order of issue 26 (ISSUE_ORDERS) and a truncating
+        float32 device came past half the bound somewhere (keys "float32 KIND zero"): else the bound is loose."""
+        line = self.report()
+        assert ISSUE_ORDERS <= {order for order, *_ in dev.devices("float32")}, \
+            f"expected the simulated devices to sum in every order of the issue, {sorted(ISSUE_ORDERS)}, came " \
+            f"{dev.ORDERS}"
+        reached = max(v for key, v in self.reached.items() if key.startswith("float32 ") and key.endswith(" zero"))
+        assert reached > 0.5, f"expected a truncating float32 device past half the bound somewhere, came {self.reached}"
+        return line
 
     def total(self) -> int:
         return sum(self.checked.values())
