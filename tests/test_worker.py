@@ -442,3 +442,28 @@ def test_a_provider_that_cannot_start_in_a_full_worker_is_retried_in_a_fresh_one
         want = plain[record["id"]]
         assert (record["status"], record["max_ulp"], record["message"]) == \
                (want["status"], want["max_ulp"], want["message"]), record["id"]
+
+
+def test_a_worker_that_ends_before_its_hello_without_a_word_is_started_once_more(tmp_path, monkeypatch):
+    """A worker process that exits before it connects and writes nothing (a Wine start failing under load, seen
+    once in CI) gets one more try, and the backend runs; one that fails so twice is a one-line BackendUnavailable."""
+    once = tmp_path / "ended-once"
+    monkeypatch.setenv("DMLC_WORKER_TEST_SILENT_EXIT", str(once))
+    backend = backends.create("cpu-worker", {"test_hooks": "1"})
+    try:
+        assert once.exists(), "expected the first worker to have ended without a word"
+        x = np.array([1.0, -2.0], np.float32)
+        from conformance.caseset.case import Case
+        case = Case(id="ELEMENT_WISE_ABS/float32/[2]", op="ELEMENT_WISE_ABS", dtype="float32", shape=(2,), params={},
+                    generator={"kind": "test"}, required_level="1_0", tolerance=0)
+        (outcome,) = backend.run_many([(case, x)])
+        assert outcome.status == base.OK and outcome.output.tolist() == [1.0, 2.0], outcome.message
+    finally:
+        backend.close()
+    monkeypatch.setenv("DMLC_WORKER_TEST_SILENT_EXIT", "always")
+    began = time.monotonic()
+    with pytest.raises(base.BackendUnavailable) as refused:
+        backends.create("cpu-worker", {"test_hooks": "1"})
+    message = str(refused.value)
+    assert "exited before it connected" in message and "wrote nothing" in message and "\n" not in message, message
+    assert time.monotonic() - began < 60

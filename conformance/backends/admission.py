@@ -37,6 +37,9 @@ def write_secret(folder) -> tuple:
     return secret, path
 
 
+EXITED = "the worker exited before it connected and said hello"
+
+
 def remove_secret(path):
     try:
         os.unlink(path)
@@ -70,7 +73,7 @@ def admit(server: socket.socket, secret: str, deadline: float, alive, note) -> t
                 note(f"dropped a connection to the worker's port that was not the worker ({why})")
                 sock.close()
             if not ready and not alive():
-                raise NotAdmitted("the worker exited before it connected and said hello")
+                raise NotAdmitted(EXITED)
             if time.monotonic() > deadline:
                 raise NotAdmitted("the worker did not connect and say hello in time")
     finally:

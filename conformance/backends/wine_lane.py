@@ -175,6 +175,9 @@ def unix_path(path: str) -> str:
 
 
 # ---- worker processes ------------------------------------------------------------------------------
+NOTHING_WRITTEN = "(the worker wrote nothing)"  # a process tail() without a word
+
+
 class Process:
     """A started worker process: its Popen, its log files, and how to find all its pids."""
 
@@ -204,7 +207,7 @@ class Process:
             text = tail(path)
             if text:
                 parts.append(f"[{path.name}] {text}")
-        return " ".join(parts) or "(the worker wrote nothing)"
+        return " ".join(parts) or NOTHING_WRITTEN
 
 
 class Launcher:

@@ -13,7 +13,7 @@ from pathlib import Path
 from conformance.backends import admission
 from conformance.backends.base import CRASH, TIMEOUT, BackendUnavailable
 from conformance.backends.procmem import resident
-from conformance.backends.wine_lane import Launcher
+from conformance.backends.wine_lane import NOTHING_WRITTEN, Launcher
 from conformance.worker import protocol
 
 
@@ -163,7 +163,15 @@ class InProcessChannel:
 
 def socket_factory(launcher, settings):
     def factory(logdir, generation, load_directml=True):
-        return SocketChannel(launcher, settings["startup_timeout"], logdir, generation,
-                             () if load_directml else ("--no-directml-load",))
+        args = () if load_directml else ("--no-directml-load",)
+        try:
+            return SocketChannel(launcher, settings["startup_timeout"], logdir, generation, args)
+        except BackendUnavailable as error:
+            # A worker that ended before its hello without a word (a Wine start that failed under load, seen
+            # once in CI) gets one more try; one that said why does not
+            if admission.EXITED not in str(error) or NOTHING_WRITTEN not in str(error):
+                raise
+            time.sleep(2)
+            return SocketChannel(launcher, settings["startup_timeout"], logdir, generation, args)
     factory.close = launcher.close
     return factory

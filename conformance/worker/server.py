@@ -64,6 +64,11 @@ def connect_and_serve(args, make_engine, log, kind=None, ready=None) -> int:
     with the secret of args.token_file, or say why there is no engine (kind, where given, names the worker in that
     answer) and exit with 2; then serve until told to exit or the harness goes away.
     ready(hello) -> the line logged once the hello is sent."""
+    silent = os.environ.get("DMLC_WORKER_TEST_SILENT_EXIT") if os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" else None
+    if silent and (silent == "always" or not os.path.exists(silent)):  # a test's start failing without a word
+        if silent != "always":  # once: the file marks it done
+            open(silent, "w").close()
+        os._exit(3)
     token = ""
     if args.token_file:
         with open(args.token_file, encoding="ascii") as handle:
