@@ -83,7 +83,6 @@ def _underflow_step(fmt) -> float:
     return float(info.smallest_normal) if fmt.flushes else float(info.smallest_subnormal)
 
 
-
 def integer_bounds(spec, inputs, params, dtype) -> tuple:
     """(lo, hi) of an integer output that is its real result converted by a rounding the page does not give
     (OperatorSpec.rounded_integers): the floor of the float32 interval's low end to the ceiling of its high
