@@ -600,7 +600,7 @@ cmd_bench() {
 
 cmd_plan() {
     # Several runs in one device command, their results in three files (the device tool hands back 8 at most):
-    # scripts/gpu/plans/*.txt, e.g. issue26-rest.txt, what issue 26 left for the GPU.
+    # scripts/gpu/plans/*.txt, e.g. issue26-rest-direct.txt, what issue 26 left for the GPU.
     local plan=${1:?plan FILE}
     [ -f "$plan" ] || refuse "plan: no file $plan"
     local names=() limits=() lines=() name limit rest total=0 n=0
