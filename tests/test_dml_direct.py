@@ -336,3 +336,35 @@ def test_a_case_past_the_timeout_is_a_timeout_naming_where_the_worker_was(tmp_pa
         assert backend.workers_started == 2
     finally:
         backend.close()
+
+
+def test_submit_each_and_buffers_each_give_the_same_bytes(backend):
+    """The diagnosis options (a submission per initializer and dispatch; a buffer per tensor) change how
+    the work reaches the device, not what it computes: several inputs, two outputs, in place."""
+    dml_direct = _lane()
+    from conformance.caseset.caseload import load_paths
+    from pathlib import Path
+    cases = [c for path in ("batch_normalization.yaml", "top_k.yaml")
+             for c in load_paths([Path(__file__).resolve().parents[1] / "cases" / path])
+             if c.dtype == "float32" and c.rank in (1, 4)][::5][:8]
+    assert {c.op for c in cases} == {"BATCH_NORMALIZATION", "TOP_K"}
+    x = np.linspace(-4, 4, 24, dtype=np.float32).reshape(2, 3, 4)
+    items = [(c, c.make_input()) for c in cases] + [
+        (case("ACTIVATION_SCALED_ELU", "float32", x.shape, {"Alpha": 1.0, "Gamma": 2.0}, in_place=True), x)]
+    expected = backend.run_many(items)
+    each = dml_direct.DmlDirectBackend("dml-direct", {"submit": "each", "buffers": "each"})
+    try:
+        came = each.run_many(items)
+        assert each.stats()["submissions"] >= 2 * len(items)
+    finally:
+        each.close()
+    for (c, _), want, got in zip(items, expected, came):
+        assert want.status == got.status == base.OK, (c.id, want.message, got.message)
+        for a, b in zip(*(o.output if isinstance(o.output, (list, tuple)) else [o.output] for o in (want, got))):
+            np.testing.assert_array_equal(a, b, err_msg=c.id)
+
+
+def test_the_diagnosis_options_are_checked():
+    dml_direct = _lane()
+    with pytest.raises(base.BadInput, match="submit=all: expected one of batch, each"):
+        dml_direct.DmlDirectBackend("dml-direct", {"submit": "all"})

@@ -24,6 +24,11 @@ Provider options (--provider-option KEY=VALUE):
                          version or the DLL's (conformance/backends/dml_releases.py), loaded by path
   timeout=SECONDS        per request (default 900)
   debug_layer=1          DML_CREATE_DEVICE_FLAG_DEBUG (needs DirectML.Debug.dll)
+  submit=batch|each      batch (default): one submission per batch of cases; each: the initializer and
+                         every dispatch a submission of its own, a case at a time, each logged before it
+                         goes, so a hang's last words say which (slow: for diagnosis)
+  buffers=shared|each    shared (default): every tensor of a submission a range of one buffer; each: a
+                         buffer per tensor (as ONNX Runtime's allocator gives them)
   transport=auto|tcp     how arrays cross (default auto: memory shared with the worker, else the socket)
   shared_mib=N           size of that shared memory (default 256)
   chunk_mi=N             a streamed sweep's chunk, in Mi elements (default 4, the runner's)
@@ -65,8 +70,9 @@ WORKER = PACKAGE / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "vulkan_device", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
-           "transport", "shared_mib", "chunk_mi", dml_releases.OPTION)
+           "transport", "shared_mib", "chunk_mi", "submit", "buffers", dml_releases.OPTION)
 TRANSPORTS = ("auto", "tcp")
+CHOICES = {"transport": TRANSPORTS, "submit": ("batch", "each"), "buffers": ("shared", "each")}
 SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
 
 
@@ -133,15 +139,16 @@ class DmlDirectBackend(Backend):
                         "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096),
                                                           int),
                         "transport": options.get("transport", "auto"),
+                        "submit": options.get("submit", "batch"), "buffers": options.get("buffers", "shared"),
                         "shared_mib": number_option("shared_mib", options.get("shared_mib", 256), int)}
         chunk_mi = options.get("chunk_mi")
         if chunk_mi is not None:
             self.stream_chunk = number_option("chunk_mi", chunk_mi, int) << 20  # runner._run_streamed reads it
             if self.stream_chunk <= 0:
                 raise BadInput(f"--provider-option chunk_mi={chunk_mi}: expected a positive integer")
-        if self.options["transport"] not in TRANSPORTS:
-            raise BadInput(f"--provider-option transport={self.options['transport']}: expected one of "
-                           f"{', '.join(TRANSPORTS)}")
+        for key, choices in CHOICES.items():
+            if self.options[key] not in choices:
+                raise BadInput(f"--provider-option {key}={self.options[key]}: expected one of {', '.join(choices)}")
         self.native = sys.platform == "win32"
         self.vulkan_device = None  # {index, name, uuid} of the GPU picked by vulkan_device, for the header
         vulkan_device = self.options["vulkan_device"]
@@ -222,7 +229,7 @@ class DmlDirectBackend(Backend):
             args += ["--dll", o["dll"]]
         if o["debug_layer"]:
             args.append("--debug-layer")
-        return args
+        return args + ["--submit", o["submit"], "--buffers", o["buffers"]]
 
     def _launch(self, port, tag, secret_file, log, args=()) -> Process:
         if self.launcher is not None:
@@ -308,12 +315,19 @@ class DmlDirectBackend(Backend):
             self.hello = hello
 
     def _last_words(self) -> str:
-        """The last line of the worker's log: where it was (compiling a case, executing on the device)."""
+        """The last line of the worker's log: where it was (compiling a case, executing on the device);
+        and the last lines its console got (Wine's and vkd3d's messages), if any."""
         try:
             lines = Path(self.log_path).read_text(encoding="utf-8", errors="replace").strip().splitlines()
         except OSError as error:
             return f"no log ({error.strerror})"
-        return lines[-1][-300:] if lines else "an empty log"
+        words = lines[-1][-300:] if lines else "an empty log"
+        console = self.workdir / f"worker{self.workers_started}.console"
+        try:
+            said = console.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            said = []
+        return words + (f"; its console: ...{' | '.join(said[-3:])[-300:]}" if said else "")
 
     def _why_gone(self) -> str:
         code = self.process.poll() if self.process else None

@@ -132,8 +132,12 @@ class Device:
     """A D3D12 device on one adapter and a DirectML device on it, with everything reused across runs."""
 
     def __init__(self, adapter_index=None, min_feature_level: str = "1_0", dll_path=None, heap_descriptors=4096,
-                 debug=False, log=lambda message: None):
+                 debug=False, log=lambda message: None, submit="batch", buffers="shared"):
         self.log = log
+        # Diagnosis of a submission that never completes (docs/dml-direct.md): submit="each" makes the
+        # initializer and each dispatch a submission of its own, logged before it goes; buffers="each"
+        # gives each tensor a resource of its own instead of a range of one shared buffer.
+        self.submit_each, self.separate_buffers = submit == "each", buffers == "each"
         self.timings = {}
         started = time.perf_counter()
         self.dll_path = dll_path or default_dll_path()
@@ -440,7 +444,7 @@ class Device:
         dispatch per item, read every output back."""
         keep = []  # the binding structs DirectML reads until the submission is done
         layout, total = _layout(items)
-        upload, io = self._buffer("upload", total), self._buffer("io", total)
+        upload = self._buffer("upload", total)
         readback = self._buffer("readback", total)
         address = self._map(upload)
         C.memset(address, SENTINEL, total)
@@ -450,10 +454,11 @@ class Device:
         self._unmap(upload, total)
 
         self._begin()
-        self._transition(io, abi.D3D12_RESOURCE_STATE_COPY_DEST)
-        self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
-                           io.resource.p, 0, upload.resource.p, 0, total)
-        self._transition(io, abi.D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
+        places, place = self._places(items, layout, total)
+        for offset, buffer in places.items():
+            self._transition(buffer, abi.D3D12_RESOURCE_STATE_COPY_DEST)
+            self._copy(buffer, 0, upload, offset, buffer.size if self.separate_buffers else total)
+            self._transition(buffer, abi.D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
         fresh, seen = [], set()
         for compiled, _, _ in items:
             if not compiled.initialised and id(compiled) not in seen:
@@ -467,18 +472,28 @@ class Device:
         # one buffer, sized once for the initializer and every dispatch: growing it after the initializer
         # was recorded would release the resource that recorded command still reads
         temporary = self._buffer("temporary", temporary_size) if temporary_size else None
-        if fresh:
-            cursor = self._record_initializer(initializer, properties, fresh, temporary, keep)
-        self._record_dispatches(items, layout, io, temporary, cursor, keep)
-        self._uav_barrier()
-        self._transition(io, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
-        self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
-                           readback.resource.p, 0, io.resource.p, 0, total)
         try:
+            if fresh:
+                cursor = self._record_initializer(initializer, properties, fresh, temporary, keep)
+                if self.submit_each:
+                    self._submit_alone(f"initializer of {len(fresh)} operator(s): "
+                                       f"{properties.RequiredDescriptorCount} descriptor(s), temporary "
+                                       f"{properties.TemporaryResourceSize} B, persistent "
+                                       f"{[c.persistent_size for c in fresh]} B")
+            self._record_dispatches(items, layout, place, temporary, cursor, keep)
+            self._uav_barrier()
+            for offset, buffer in places.items():
+                self._transition(buffer, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
+                self._copy(readback, offset, buffer, 0, buffer.size if self.separate_buffers else total)
+            if self.submit_each:
+                self.log("submitting the read-back copy")
             self._submit_and_wait()
         finally:
             if initializer is not None:
                 initializer.release()
+            if self.separate_buffers:
+                for buffer in places.values():
+                    buffer.resource.release()
         for compiled in fresh:
             compiled.initialised = True
         address = self._map(readback, total)
@@ -487,6 +502,32 @@ class Device:
                     for (compiled, _, _), (_, out_offsets) in zip(items, layout)]
         finally:
             self._unmap(readback, 0)
+
+    def _places(self, items, layout, total):
+        """({offset in the upload buffer: the buffer its bytes go to}, place: offset -> (buffer, offset
+        in it)): the one shared io buffer, or (buffers=each) a buffer per tensor (an in-place output's
+        is its input's)."""
+        if not self.separate_buffers:
+            io = self._buffer("io", total)
+            return {0: io}, lambda offset: (io, offset)
+        places = {}
+        for (compiled, _, _), (in_offsets, out_offsets) in zip(items, layout):
+            for offset, size in [*zip(in_offsets, compiled.input_bytes), *zip(out_offsets, compiled.outputs_bytes)]:
+                if offset not in places:
+                    places[offset] = self._new_buffer(_align(max(size, 4)), abi.D3D12_HEAP_TYPE_DEFAULT,
+                                                      abi.D3D12_RESOURCE_STATE_COPY_DEST, True)
+        return places, lambda offset: (places[offset], 0)
+
+    def _copy(self, target: Buffer, target_offset: int, source: Buffer, source_offset: int, size: int):
+        self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
+                           target.resource.p, target_offset, source.resource.p, source_offset, size)
+
+    def _submit_alone(self, what: str):
+        """submit=each: what is recorded so far goes now, said first (a hang's last words), and recording
+        goes on in a fresh command list."""
+        self.log(f"submitting {what}")
+        self._submit_and_wait()
+        self._begin()
 
     def _initializer(self, fresh):
         """The initializer of the operators new to the device, and its binding properties."""
@@ -510,9 +551,10 @@ class Device:
         self._uav_barrier()
         return count
 
-    def _record_dispatches(self, items, layout, io, temporary, cursor, keep):
-        """One dispatch per item, its descriptors from cursor on, its input and output in io."""
-        for (compiled, _, _), (in_offsets, out_offsets) in zip(items, layout):
+    def _record_dispatches(self, items, layout, place, temporary, cursor, keep):
+        """One dispatch per item, its descriptors from cursor on, its inputs and outputs where place puts
+        their offsets."""
+        for number, ((compiled, _, _), (in_offsets, out_offsets)) in enumerate(zip(items, layout)):
             table = self._bind(compiled.compiled, cursor, compiled.descriptors)
             cursor += compiled.descriptors
             if compiled.temporary:
@@ -522,16 +564,19 @@ class Device:
                 table.call("BindPersistentResource", None, [PV],
                            C.byref(self._binding(compiled.persistent, 0, compiled.persistent_size, keep)))
             none = self._binding(None, 0, 0, keep)
-            inputs = _slots(compiled.input_slots, [self._binding(io, in_offset, _align4(size), keep)
+            inputs = _slots(compiled.input_slots, [self._binding(*place(in_offset), _align4(size), keep)
                                                    for in_offset, size in zip(in_offsets, compiled.input_bytes)], none)
             table.call("BindInputs", None, [C.c_uint, PV], len(inputs), inputs)
-            outputs = _slots(compiled.output_slots, [self._binding(io, offset, _align4(size), keep)
+            outputs = _slots(compiled.output_slots, [self._binding(*place(offset), _align4(size), keep)
                                                      for offset, size in zip(out_offsets, compiled.outputs_bytes)], none)
             table.call("BindOutputs", None, [C.c_uint, PV], len(outputs), outputs)
             self.recorder.call("RecordDispatch", None, [PV, PV, PV], self.commands.p, compiled.compiled.p, table.p)
             if compiled.temporary:
                 self._uav_barrier()  # the next dispatch reuses the temporary buffer
             self.dispatches += 1
+            if self.submit_each:
+                self._submit_alone(f"dispatch {number + 1} of {len(items)}: {compiled.descriptors} descriptor(s), "
+                                   f"temporary {compiled.temporary} B, persistent {compiled.persistent_size} B")
 
     def close(self):
         for buffer in self.buffers.values():

@@ -51,11 +51,11 @@ def _protocol():
 
 class Engine:
     def __init__(self, adapter=0, min_feature_level="1_0", dll=None, heap_descriptors=4096, debug=False,
-                 test_hooks=None, log=None, shared=None):
+                 test_hooks=None, log=None, shared=None, submit="batch", buffers="shared"):
         self.options = {"adapter": None if adapter in (None, "", "default") else int(adapter),
                         "min_feature_level": str(min_feature_level).upper().replace("DML_FEATURE_LEVEL_", "")
                         .replace(".", "_"), "dll": dll, "heap_descriptors": int(heap_descriptors),
-                        "debug": bool(debug)}
+                        "debug": bool(debug), "submit": submit, "buffers": buffers}
         self.test_hooks = os.environ.get("DMLC_WORKER_TEST_HOOKS") == "1" if test_hooks is None else test_hooks
         self.log = log or (lambda message: None)
         self.shared = shared       # conformance.worker.shared.Region, or None
@@ -74,7 +74,8 @@ class Engine:
         options = self.options
         self.device = Device(adapter_index=options["adapter"], min_feature_level=options["min_feature_level"],
                              dll_path=options["dll"], heap_descriptors=options["heap_descriptors"],
-                             debug=options["debug"], log=self.log)
+                             debug=options["debug"], log=self.log, submit=options["submit"],
+                             buffers=options["buffers"])
         self.devices_created += 1
         self.cache = {}
 
@@ -174,9 +175,10 @@ class Engine:
             aliased = (case.get("in_place_input") or 0) if case.get("in_place") else None
             pending.append((index, compiled, list(raws), aliased))
         compiled_seconds = time.perf_counter() - started - timings["inputs"]
-        if pending:
-            self.log(f"executing {len(pending)} case(s) on the device, from {cases[pending[0][0]].get('id')}")
-        self._execute(pending, cases, results, out, timings)
+        # submit=each: a case at a time, so that the last words of a hang name its case
+        for batch in ([[p] for p in pending] if self.options["submit"] == "each" else [pending] if pending else []):
+            self.log(f"executing {len(batch)} case(s) on the device, from {cases[batch[0][0]].get('id')}")
+            self._execute(batch, cases, results, out, timings)
         self.log(f"answered {len(cases)} case(s) in {time.perf_counter() - started:.3f} s")
         for index, result in enumerate(results):
             result["id"] = cases[index].get("id")

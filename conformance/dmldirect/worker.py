@@ -36,6 +36,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dll", help="DirectML.dll (default: the one in the onnxruntime-directml wheel)")
     parser.add_argument("--heap-descriptors", type=int, default=4096)
     parser.add_argument("--debug-layer", action="store_true", help="DML_CREATE_DEVICE_FLAG_DEBUG")
+    parser.add_argument("--submit", choices=("batch", "each"), default="batch")
+    parser.add_argument("--buffers", choices=("shared", "each"), default="shared")
     parser.add_argument("--shared", help="a file the harness maps too (conformance.worker.shared)")
     parser.add_argument("--shared-size", type=int, default=0)
     args = parser.parse_args(argv)
@@ -45,7 +47,8 @@ def main(argv=None) -> int:
         print(message, file=log, flush=True)
 
     options = dict(adapter=args.adapter, min_feature_level=args.min_feature_level, dll=args.dll,
-                   heap_descriptors=args.heap_descriptors, debug=args.debug_layer, log=note)
+                   heap_descriptors=args.heap_descriptors, debug=args.debug_layer, log=note, submit=args.submit,
+                   buffers=args.buffers)
     if args.self_check:
         return _self_check(args.self_check, options)
     if not args.connect:

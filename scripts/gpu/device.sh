@@ -465,6 +465,8 @@ cmd_run() {
     ( while :; do
           echo "@ $(date +%s)"
           nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2>&1
+          # busy at 100% through a hang: a shader that does not end; idle: a wait that is never answered
+          nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
           nvidia-smi 2>/dev/null | sed -n '/Processes:/,$p' | grep -E '^\|[[:space:]]+[0-9]' || true
           sleep 1
       done ) >"$smi" 2>&1 &
