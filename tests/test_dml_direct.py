@@ -45,6 +45,8 @@ def test_device_reports_its_feature_level_and_data_types(backend):
     assert meta["directml"] and meta["directml"].startswith("1.")
     assert meta["feature_level_min_requested"] == "1_0"
     assert meta["worker_timings"]["create_descriptor_heap_s"] >= 0
+    if sys.platform != "win32":  # vkd3d's virtual heaps, as dml-wine's (wine_lane.VKD3D_CONFIG), seen by the worker
+        assert meta["vkd3d_config"] == meta["provider_options"]["vkd3d_config"] == "virtual_heaps", meta
 
 
 def test_float16_celu_every_rank_no_padding(backend):

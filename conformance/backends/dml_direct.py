@@ -29,6 +29,8 @@ Provider options (--provider-option KEY=VALUE):
                          goes, so a hang's last words say which (slow: for diagnosis)
   buffers=shared|each    shared (default): every tensor of a submission a range of one buffer; each: a
                          buffer per tensor (as ONNX Runtime's allocator gives them)
+  vkd3d_config=FLAGS     under Wine: VKD3D_CONFIG of the worker (default virtual_heaps, as dml-wine's;
+                         empty: none; conformance/backends/wine_lane.py says why)
   transport=auto|tcp     how arrays cross (default auto: memory shared with the worker, else the socket)
   shared_mib=N           size of that shared memory (default 256)
   chunk_mi=N             a streamed sweep's chunk, in Mi elements (default 4, the runner's)
@@ -70,7 +72,7 @@ WORKER = PACKAGE / "dmldirect" / "worker.py"
 DEFAULT_TIMEOUT = 900.0
 HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "vulkan_device", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
-           "transport", "shared_mib", "chunk_mi", "submit", "buffers", dml_releases.OPTION)
+           "transport", "shared_mib", "chunk_mi", "submit", "buffers", "vkd3d_config", dml_releases.OPTION)
 TRANSPORTS = ("auto", "tcp")
 CHOICES = {"transport": TRANSPORTS, "submit": ("batch", "each"), "buffers": ("shared", "each")}
 SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
@@ -140,6 +142,7 @@ class DmlDirectBackend(Backend):
                                                           int),
                         "transport": options.get("transport", "auto"),
                         "submit": options.get("submit", "batch"), "buffers": options.get("buffers", "shared"),
+                        "vkd3d_config": str(options.get("vkd3d_config", wine_lane.VKD3D_CONFIG)),
                         "shared_mib": number_option("shared_mib", options.get("shared_mib", 256), int)}
         chunk_mi = options.get("chunk_mi")
         if chunk_mi is not None:
@@ -182,6 +185,8 @@ class DmlDirectBackend(Backend):
                 env = {"LC_ALL": "C.UTF-8"}
                 if vulkan_device is not None:
                     env["VKD3D_VULKAN_DEVICE"] = str(vulkan_device)
+                if self.options["vkd3d_config"]:
+                    env["VKD3D_CONFIG"] = self.options["vkd3d_config"]
                 self.launcher = WineLauncher(self.lane, winedebug=os.environ.get("DML_DIRECT_WINEDEBUG", "-all"),
                                              env=env, args=self._worker_args(),
                                              display=os.environ.get("DML_DIRECT_DISPLAY"))
@@ -401,14 +406,15 @@ class DmlDirectBackend(Backend):
         hello = self.hello or {}
         adapter = hello.get("adapter") or {}
         meta = {"backend": self.name, "provider": "DirectML.dll, direct (conformance.dmldirect, ctypes)",
-                "provider_options": {k: v for k, v in self.options.items() if v not in (None, False)},
+                "provider_options": {k: v for k, v in self.options.items()
+                                     if v not in (None, False) and not (self.native and k == "vkd3d_config")},
                 "device": adapter.get("description") if isinstance(adapter, dict) else adapter,
                 "adapter": adapter, "adapters": hello.get("adapters"),
                 "directml": hello.get("directml_dll_version"), "directml_dll": hello.get("directml_dll"),
                 "feature_level_max": hello.get("feature_level_max"),
                 "feature_level_min_requested": hello.get("min_feature_level"),
                 "data_types": hello.get("data_types"), "onnxruntime": None,
-                "metacommands": hello.get("metacommands"),
+                "metacommands": hello.get("metacommands"), "vkd3d_config": hello.get("vkd3d_config"),
                 "windows_python": hello.get("python"), "worker_platform": hello.get("platform"),
                 "worker_timings": dict(hello.get("timings") or {},
                                        worker_start_s=hello.get("worker_start_seconds")),

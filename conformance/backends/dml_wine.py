@@ -35,12 +35,7 @@ from conformance.backends.worker_launchers import NativeLauncher, WineLauncher
 from conformance.errors import BadInput
 
 WORKER_MEMORY_MB_WINE = 4096  # dml-wine's default budget for its worker
-# vkd3d 1.6 backs a shader-visible descriptor heap, which every DirectML session creates, with one
-# Vulkan descriptor set per descriptor type sized for a million descriptors: on lavapipe six 244 MiB
-# allocations, written through, that the process keeps (~1.45 GiB a session). Its virtual heaps
-# keep descriptors in host memory instead (~20 to 40 MB a session; the device reports the same
-# D3D12 capabilities to DirectML). docs/performance.md, "dml-wine's memory".
-VKD3D_CONFIG = "virtual_heaps"
+VKD3D_CONFIG = wine_lane.VKD3D_CONFIG
 SESSION_MEMORY_MB_WINE = {"virtual_heaps": 64, "": 1600}  # first estimate of one session, by VKD3D_CONFIG
 
 

@@ -461,6 +461,21 @@ class Xvfb:
                 self.process.kill()
 
 
+# The VKD3D_CONFIG of the lane's DirectML workers (dml-wine's and dml-direct's provider option
+# vkd3d_config; empty: none). vkd3d 1.6 backs a shader-visible descriptor heap, which every DirectML
+# session creates, with one Vulkan descriptor set per descriptor type sized for a million
+# descriptors: on lavapipe six 244 MiB allocations, written through, that the process keeps (~1.45 GiB
+# a session); its virtual heaps keep descriptors in host memory instead (~20 to 40 MB a session; the
+# device reports the same D3D12 capabilities to DirectML; docs/performance.md, "dml-wine's memory").
+# And without them vkd3d passes each descriptor table's offset as a push constant after the root
+# constants: where that comes to more than the device's maxPushConstantsSize (256 bytes on NVIDIA's
+# driver) it says "Push constants size 260 exceeds maximum allowed size 256", drops the excess, and
+# DirectML's shaders reading the lost constants never end (BATCH_NORMALIZATION, the MVNs, LRN,
+# LP_NORMALIZATION, 3-D convolution and integer products through dml-direct on an H100, until it
+# took this default too: docs/gpu/issue26/README.md).
+VKD3D_CONFIG = "virtual_heaps"
+
+
 def wine_environment(lane: Lane, prefix: Path, display, winedebug: str = "-all", extra=None) -> dict:
     """The environment of a Windows program in the lane: its prefix, X display (a name, or an Xvfb:
     its name and XAUTHORITY) and Vulkan driver."""

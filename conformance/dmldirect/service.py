@@ -108,6 +108,8 @@ class Engine:
                 "feature_level_max": device.feature_level_max, "min_feature_level": device.min_feature_level,
                 "data_types": device.data_types, "descriptor_heap": device.heap_size,
                 "metacommands": device.metacommands(),
+                "vkd3d_config": os.environ.get("VKD3D_CONFIG"),  # what Wine's vkd3d read (None natively)
+                "submit": self.options["submit"], "buffers": self.options["buffers"],
                 "timings": {k: round(v, 4) for k, v in device.timings.items()}}
         return info
 
