@@ -1,7 +1,8 @@
 """Does DML_EXECUTION_FLAG_ALLOW_HALF_PRECISION_COMPUTATION change what a device computes? Each float16
-case of the given files whose ExecutionFlags is NONE runs twice on one backend (dml-direct: the only
-route that chooses the flags) with the same inputs: as it is, and with the flag. Prints, per operator,
-how many pairs came back bitwise the same and, where they differ, by how many float16 ULP at most.
+or float32 case of the given files whose ExecutionFlags is NONE runs twice on one backend (dml-direct: the
+only route that chooses the flags) with the same inputs: as it is, and with the flag. Prints, per operator
+and data type, how many pairs came back bitwise the same and, where they differ, by how many ULP (of the
+output's type) at most.
 
     python scripts/flag_twins.py cases/gemm.yaml cases/reduce.yaml [--backend dml-direct]
 """
@@ -19,13 +20,15 @@ from conformance.caseset.caseload import load_paths
 from conformance.specs.base import ALLOW_HALF_PRECISION, EXECUTION_FLAGS
 
 NONE = "NONE"
+BITS = {"float16": (np.int16, np.int32, 0x7FFF), "float32": (np.int32, np.int64, 0x7FFFFFFF)}
 
 
 def twins(cases) -> list:
-    """(case as it is, the same case with the flag) for each float16 case whose ExecutionFlags is NONE."""
+    """(case as it is, the same case with the flag) for each float16 or float32 case whose ExecutionFlags
+    is NONE."""
     pairs = []
     for case in cases:
-        if case.dtype == "float16" and case.params.get(EXECUTION_FLAGS) == NONE:
+        if case.dtype in BITS and case.params.get(EXECUTION_FLAGS) == NONE:
             flagged = dataclasses.replace(case, params={**case.params, EXECUTION_FLAGS: ALLOW_HALF_PRECISION},
                                           id=case.id.replace(f"{EXECUTION_FLAGS}={NONE}",
                                                              f"{EXECUTION_FLAGS}={ALLOW_HALF_PRECISION}"))
@@ -34,15 +37,19 @@ def twins(cases) -> list:
 
 
 def ulp_apart(a: np.ndarray, b: np.ndarray) -> int:
-    """The most float16 ULP between two arrays' elements (NaN beside NaN: 0; NaN beside a number: -1)."""
-    a, b = (np.asarray(x, np.float16).ravel() for x in (a, b))
+    """The most ULP between two float16 or float32 arrays' elements (NaN beside NaN: 0); -1 where that is
+    no measure: a NaN beside a number, integers (ARGMAX's indices) that differ."""
+    a, b = np.asarray(a).ravel(), np.asarray(b).ravel()
+    if a.dtype.name not in BITS:
+        return 0 if np.array_equal(a, b) else -1
+    signed, wide, magnitude = BITS[a.dtype.name]
     nan_a, nan_b = np.isnan(a), np.isnan(b)
     if np.any(nan_a != nan_b):
         return -1
 
     def ordered(x):
-        bits = x.view(np.int16).astype(np.int32)
-        return np.where(bits < 0, -(bits & 0x7FFF), bits)
+        bits = x.view(signed).astype(wide)
+        return np.where(bits < 0, -(bits & magnitude), bits)
     keep = ~nan_a
     return int(np.max(np.abs(ordered(a[keep]) - ordered(b[keep])), initial=0))
 
@@ -71,7 +78,7 @@ def main(argv=None) -> int:
     finally:
         backend.close()
     for (case, _), plain, flagged in zip(pairs, came[0::2], came[1::2]):
-        row = rows[case.op]
+        row = rows[(case.op, case.dtype)]
         if plain.status != OK or flagged.status != OK:
             row[2] += 1
             continue
@@ -82,8 +89,8 @@ def main(argv=None) -> int:
             row[1] += 1
             if apart == -1 or apart > row[3]:
                 row[3], row[4] = max(apart, row[3]), case.id
-    print(tabulate([[op, *row] for op, row in sorted(rows.items())],
-                   headers=["operator", "same", "differ", "not run", "most ULP apart", "e.g."], tablefmt="github"))
+    print(tabulate([[*key, *row] for key, row in sorted(rows.items())],
+                   headers=["operator", "type", "same", "differ", "not run", "most ULP apart", "e.g."], tablefmt="github"))
     return 0
 
 
