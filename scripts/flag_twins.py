@@ -75,6 +75,9 @@ def main(argv=None) -> int:
             x = case.make_input()
             items += [(case, x), (flagged, x)]
         came = backend.run_many(items)
+        meta = backend.metadata()
+        print(f"{args.backend} on {meta.get('device')}, DirectML {meta.get('directml')}, "
+              f"{len(pairs)} pairs\n")
     finally:
         backend.close()
     for (case, _), plain, flagged in zip(pairs, came[0::2], came[1::2]):
