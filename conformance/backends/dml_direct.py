@@ -64,6 +64,7 @@ from conformance.backends.base import (CRASH, ERROR, MESSAGE_CHARS, NOT_REACHABL
 from conformance.backends.wine_lane import Process, lane_home
 from conformance.caseset import inputs, strides
 from conformance.dmldirect import layout
+from conformance.dmldirect.runtime import BUFFERS, SUBMIT
 from conformance.statuses import FAIL
 from conformance.worker import shared
 
@@ -74,7 +75,7 @@ HELLO_TIMEOUT = 300.0
 OPTIONS = ("device_id", "vulkan_device", "min_feature_level", "dll", "timeout", "debug_layer", "heap_descriptors",
            "transport", "shared_mib", "chunk_mi", "submit", "buffers", "vkd3d_config", dml_releases.OPTION)
 TRANSPORTS = ("auto", "tcp")
-CHOICES = {"transport": TRANSPORTS, "submit": ("batch", "each"), "buffers": ("shared", "each")}
+CHOICES = {"transport": TRANSPORTS, "submit": SUBMIT, "buffers": BUFFERS}
 SHARED_MIN = 64 << 10  # smaller arrays go through the socket: their copies cost less than a lookup
 
 
@@ -141,7 +142,7 @@ class DmlDirectBackend(Backend):
                         "heap_descriptors": number_option("heap_descriptors", options.get("heap_descriptors", 4096),
                                                           int),
                         "transport": options.get("transport", "auto"),
-                        "submit": options.get("submit", "batch"), "buffers": options.get("buffers", "shared"),
+                        "submit": options.get("submit", SUBMIT[0]), "buffers": options.get("buffers", BUFFERS[0]),
                         "vkd3d_config": str(options.get("vkd3d_config", wine_lane.VKD3D_CONFIG)),
                         "shared_mib": number_option("shared_mib", options.get("shared_mib", 256), int)}
         chunk_mi = options.get("chunk_mi")
@@ -240,14 +241,13 @@ class DmlDirectBackend(Backend):
         if self.launcher is not None:
             return self.launcher.start(("127.0.0.1", port), tag, secret_file, log, args)
         # Natively on Windows: this Python runs the worker.
-        console_path = log.with_suffix(".console")
-        console = open(console_path, "wb")
+        console = open(wine_lane.console_path(log), "wb")
         popen = subprocess.Popen([sys.executable, str(WORKER), "--connect", f"127.0.0.1:{port}", "--token-file",
                                   str(secret_file), *self._worker_args(), *args, "--log", str(log)],
                                  env=dict(os.environ, DMLC_WORKER_TOKEN=tag), stdin=subprocess.DEVNULL,
                                  stdout=console, stderr=subprocess.STDOUT, start_new_session=True)
         console.close()
-        return Process(popen, tag, [log, console_path], lambda: [popen.pid])
+        return Process(popen, tag, [log, wine_lane.console_path(log)], lambda: [popen.pid])
 
     def _start(self):
         server = admission.listener()
@@ -327,7 +327,7 @@ class DmlDirectBackend(Backend):
         except OSError as error:
             return f"no log ({error.strerror})"
         words = lines[-1][-300:] if lines else "an empty log"
-        console = self.workdir / f"worker{self.workers_started}.console"
+        console = wine_lane.console_path(self.log_path)
         try:
             said = console.read_text(encoding="utf-8", errors="replace").strip().splitlines()
         except OSError:
@@ -337,7 +337,7 @@ class DmlDirectBackend(Backend):
     def _why_gone(self) -> str:
         code = self.process.poll() if self.process else None
         tail = ""
-        for path in (self.log_path, self.workdir / f"worker{self.workers_started}.console"):
+        for path in (self.log_path, wine_lane.console_path(self.log_path)):
             try:
                 text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
             except OSError:

@@ -178,6 +178,11 @@ def unix_path(path: str) -> str:
 NOTHING_WRITTEN = "(the worker wrote nothing)"  # a process tail() without a word
 
 
+def console_path(log_path) -> Path:
+    """Where a worker's stdout and stderr go: beside its log, named after it (every launcher's)."""
+    return Path(log_path).with_suffix(".console")
+
+
 class Process:
     """A started worker process: its Popen, its log files, and how to find all its pids."""
 
@@ -293,14 +298,13 @@ class WineLauncher(Launcher):
                    "--log", windows_path(log_path)]
         env = wine_environment(self.lane, self.prefix, display, self.winedebug,
                                dict(self.env, DMLC_WORKER_TOKEN=tag))
-        console_path = log_path.with_suffix(".console")
-        console = open(console_path, "ab")
+        console = open(console_path(log_path), "ab")
         process = subprocess.Popen(in_pty(command), stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
                                    env=env, cwd=self.workdir, start_new_session=True, preexec_fn=die_with_parent)
         console.close()
         # `script` runs Wine in a session of its own: the worker is found by its ids (the Windows
         # python.exe carries the token and the script's path; never wineserver or Wine's services).
-        return Process(process, tag, [log_path, console_path],
+        return Process(process, tag, [log_path, console_path(log_path)],
                        lambda: [process.pid] + processes_with(tag, self.marker))
 
     def describe(self) -> dict:

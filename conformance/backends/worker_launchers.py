@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conformance.backends import wine_lane
-from conformance.backends.wine_lane import Launcher, Process, die_with_parent
+from conformance.backends.wine_lane import Launcher, Process, console_path, die_with_parent
 
 WORKER_PACKAGE = Path(__file__).resolve().parent.parent / "worker"
 
@@ -26,13 +26,13 @@ class NativeLauncher(Launcher):
         env = dict(os.environ, **self.env, DMLC_WORKER_TOKEN=tag)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(WORKER_PACKAGE.parent.parent),
                                                           env.get("PYTHONPATH")]))
-        console = open(log_path.with_suffix(".console"), "ab")
+        console = open(console_path(log_path), "ab")
         # Windows' Popen has neither process sessions nor preexec_fn.
         posix = {} if os.name == "nt" else dict(start_new_session=True, preexec_fn=die_with_parent)
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
                                    env=env, **posix)
         console.close()
-        return Process(process, tag, [log_path, log_path.with_suffix(".console")], lambda: [process.pid])
+        return Process(process, tag, [log_path, console_path(log_path)], lambda: [process.pid])
 
 
 class WineLauncher(wine_lane.WineLauncher):

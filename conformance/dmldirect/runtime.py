@@ -17,6 +17,10 @@ HRESULT = C.c_long
 PV = C.c_void_p
 UPLOAD_ALIGNMENT = 256   # binding offsets: DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT (16) or more; 256 is safe
 FENCE_TIMEOUT_MS = int(os.environ.get("DMLDIRECT_FENCE_TIMEOUT_MS", "120000"))
+# How the work reaches the device (the provider options submit and buffers), the default first:
+# docs/dml-direct.md, "Diagnosing a hang"
+SUBMIT = ("batch", "each")
+BUFFERS = ("shared", "each")
 
 
 class Com:
@@ -132,12 +136,12 @@ class Device:
     """A D3D12 device on one adapter and a DirectML device on it, with everything reused across runs."""
 
     def __init__(self, adapter_index=None, min_feature_level: str = "1_0", dll_path=None, heap_descriptors=4096,
-                 debug=False, log=lambda message: None, submit="batch", buffers="shared"):
+                 debug=False, log=lambda message: None, submit=SUBMIT[0], buffers=BUFFERS[0]):
         self.log = log
         # Diagnosis of a submission that never completes (docs/dml-direct.md): submit="each" makes the
         # initializer and each dispatch a submission of its own, logged before it goes; buffers="each"
         # gives each tensor a resource of its own instead of a range of one shared buffer.
-        self.submit_each, self.separate_buffers = submit == "each", buffers == "each"
+        self.submit_each, self.separate_buffers = submit == SUBMIT[1], buffers == BUFFERS[1]
         self.timings = {}
         started = time.perf_counter()
         self.dll_path = dll_path or default_dll_path()
@@ -455,9 +459,9 @@ class Device:
 
         self._begin()
         places, place = self._places(items, layout, total)
-        for offset, buffer in places.items():
+        for offset, (buffer, size) in places.items():
             self._transition(buffer, abi.D3D12_RESOURCE_STATE_COPY_DEST)
-            self._copy(buffer, 0, upload, offset, buffer.size if self.separate_buffers else total)
+            self._copy(buffer, 0, upload, offset, size)
             self._transition(buffer, abi.D3D12_RESOURCE_STATE_UNORDERED_ACCESS)
         fresh, seen = [], set()
         for compiled, _, _ in items:
@@ -482,9 +486,9 @@ class Device:
                                        f"{[c.persistent_size for c in fresh]} B")
             self._record_dispatches(items, layout, place, temporary, cursor, keep)
             self._uav_barrier()
-            for offset, buffer in places.items():
+            for offset, (buffer, size) in places.items():
                 self._transition(buffer, abi.D3D12_RESOURCE_STATE_COPY_SOURCE)
-                self._copy(readback, offset, buffer, 0, buffer.size if self.separate_buffers else total)
+                self._copy(readback, offset, buffer, 0, size)
             if self.submit_each:
                 self.log("submitting the read-back copy")
             self._submit_and_wait()
@@ -492,7 +496,7 @@ class Device:
             if initializer is not None:
                 initializer.release()
             if self.separate_buffers:
-                for buffer in places.values():
+                for buffer, _ in places.values():
                     buffer.resource.release()
         for compiled in fresh:
             compiled.initialised = True
@@ -504,19 +508,20 @@ class Device:
             self._unmap(readback, 0)
 
     def _places(self, items, layout, total):
-        """({offset in the upload buffer: the buffer its bytes go to}, place: offset -> (buffer, offset
-        in it)): the one shared io buffer, or (buffers=each) a buffer per tensor (an in-place output's
-        is its input's)."""
+        """({offset in the upload buffer: (the buffer its bytes go to, how many)}, place: offset ->
+        (buffer, offset in it)): the one shared io buffer, or (buffers=each) a buffer per tensor (an
+        in-place output's is its input's)."""
         if not self.separate_buffers:
             io = self._buffer("io", total)
-            return {0: io}, lambda offset: (io, offset)
+            return {0: (io, total)}, lambda offset: (io, offset)
         places = {}
         for (compiled, _, _), (in_offsets, out_offsets) in zip(items, layout):
             for offset, size in [*zip(in_offsets, compiled.input_bytes), *zip(out_offsets, compiled.outputs_bytes)]:
                 if offset not in places:
-                    places[offset] = self._new_buffer(_align(max(size, 4)), abi.D3D12_HEAP_TYPE_DEFAULT,
-                                                      abi.D3D12_RESOURCE_STATE_COPY_DEST, True)
-        return places, lambda offset: (places[offset], 0)
+                    buffer = self._new_buffer(_align(max(size, 4)), abi.D3D12_HEAP_TYPE_DEFAULT,
+                                              abi.D3D12_RESOURCE_STATE_COPY_DEST, True)
+                    places[offset] = (buffer, buffer.size)
+        return places, lambda offset: (places[offset][0], 0)
 
     def _copy(self, target: Buffer, target_offset: int, source: Buffer, source_offset: int, size: int):
         self.commands.call("CopyBufferRegion", None, [PV, C.c_uint64, PV, C.c_uint64, C.c_uint64],
@@ -631,4 +636,4 @@ def _slots(slots, bound, none):
     return (abi.DML_BINDING_DESC * len(slots))(*[next(given) if slot else none for slot in slots])
 
 
-__all__ = ["Device", "Compiled", "adapters", "default_dll_path", "DEVICE_LOST"]
+__all__ = ["Device", "Compiled", "adapters", "default_dll_path", "DEVICE_LOST", "SUBMIT", "BUFFERS"]

@@ -40,6 +40,7 @@ import numpy as np
 
 from conformance.dmldirect.describe import OperatorDescription, read_output
 from conformance.dmldirect.hresult import HResultError, describe
+from conformance.dmldirect.runtime import BUFFERS, SUBMIT, Device, adapters
 
 OK, UNSUPPORTED, ERROR = "ok", "unsupported", "error"
 
@@ -51,7 +52,7 @@ def _protocol():
 
 class Engine:
     def __init__(self, adapter=0, min_feature_level="1_0", dll=None, heap_descriptors=4096, debug=False,
-                 test_hooks=None, log=None, shared=None, submit="batch", buffers="shared"):
+                 test_hooks=None, log=None, shared=None, submit=SUBMIT[0], buffers=BUFFERS[0]):
         self.options = {"adapter": None if adapter in (None, "", "default") else int(adapter),
                         "min_feature_level": str(min_feature_level).upper().replace("DML_FEATURE_LEVEL_", "")
                         .replace(".", "_"), "dll": dll, "heap_descriptors": int(heap_descriptors),
@@ -70,7 +71,6 @@ class Engine:
 
     # -- device life ------------------------------------------------------------------------------
     def _open(self):
-        from conformance.dmldirect.runtime import Device
         options = self.options
         self.device = Device(adapter_index=options["adapter"], min_feature_level=options["min_feature_level"],
                              dll_path=options["dll"], heap_descriptors=options["heap_descriptors"],
@@ -178,7 +178,8 @@ class Engine:
             pending.append((index, compiled, list(raws), aliased))
         compiled_seconds = time.perf_counter() - started - timings["inputs"]
         # submit=each: a case at a time, so that the last words of a hang name its case
-        for batch in ([[p] for p in pending] if self.options["submit"] == "each" else [pending] if pending else []):
+        batches = [[p] for p in pending] if self.device.submit_each else [pending]
+        for batch in filter(None, batches):
             self.log(f"executing {len(batch)} case(s) on the device, from {cases[batch[0][0]].get('id')}")
             self._execute(batch, cases, results, out, timings)
         self.log(f"answered {len(cases)} case(s) in {time.perf_counter() - started:.3f} s")
@@ -338,7 +339,6 @@ def _file_version(path):
 
 def _adapter_list():
     try:
-        from conformance.dmldirect.runtime import adapters
         return [info for _, _, info in adapters()]
     except Exception as error:
         return [f"enumeration failed: {type(error).__name__}: {error}"]

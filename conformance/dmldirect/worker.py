@@ -26,6 +26,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from conformance.worker.server import add_worker_arguments, connect_and_serve, open_log  # noqa: E402
+from conformance.dmldirect.runtime import BUFFERS, SUBMIT  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -36,8 +37,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dll", help="DirectML.dll (default: the one in the onnxruntime-directml wheel)")
     parser.add_argument("--heap-descriptors", type=int, default=4096)
     parser.add_argument("--debug-layer", action="store_true", help="DML_CREATE_DEVICE_FLAG_DEBUG")
-    parser.add_argument("--submit", choices=("batch", "each"), default="batch")
-    parser.add_argument("--buffers", choices=("shared", "each"), default="shared")
+    parser.add_argument("--submit", choices=SUBMIT, default=SUBMIT[0])
+    parser.add_argument("--buffers", choices=BUFFERS, default=BUFFERS[0])
     parser.add_argument("--shared", help="a file the harness maps too (conformance.worker.shared)")
     parser.add_argument("--shared-size", type=int, default=0)
     args = parser.parse_args(argv)
