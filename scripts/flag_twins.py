@@ -29,9 +29,11 @@ def twins(cases) -> list:
     pairs = []
     for case in cases:
         if case.dtype in BITS and case.params.get(EXECUTION_FLAGS) == NONE:
+            # a case's id names its ExecutionFlags only where its file gave them
+            given, flag = f"{EXECUTION_FLAGS}={NONE}", f"{EXECUTION_FLAGS}={ALLOW_HALF_PRECISION}"
+            flagged_id = case.id.replace(given, flag) if given in case.id else f"{case.id}/{flag}"
             flagged = dataclasses.replace(case, params={**case.params, EXECUTION_FLAGS: ALLOW_HALF_PRECISION},
-                                          id=case.id.replace(f"{EXECUTION_FLAGS}={NONE}",
-                                                             f"{EXECUTION_FLAGS}={ALLOW_HALF_PRECISION}"))
+                                          id=flagged_id)
             pairs.append((case, flagged))
     return pairs
 

@@ -370,3 +370,21 @@ def test_the_diagnosis_options_are_checked():
     dml_direct = _lane()
     with pytest.raises(base.BadInput, match="submit=all: expected one of batch, each"):
         dml_direct.DmlDirectBackend("dml-direct", {"submit": "all"})
+
+
+def test_last_words_quote_the_log_and_the_consoles_last_lines(tmp_path):
+    """A timeout's last words: the worker log's last line, then the last three lines its console got
+    (vkd3d's own "Push constants size 260 exceeds ..." told the H100's hang), or the log alone."""
+    from types import SimpleNamespace
+
+    from conformance.backends.dml_direct import DmlDirectBackend
+    from conformance.backends.wine_lane import console_path
+    log = tmp_path / "worker1.log"
+    log.write_text("compiling A\nexecuting 1 case(s) on the device, from B\n")
+    worker = SimpleNamespace(log_path=log)
+    assert DmlDirectBackend._last_words(worker) == "executing 1 case(s) on the device, from B"
+    console_path(log).write_text("one\ntwo\nthree\nvkd3d:fixme: Push constants size 260 exceeds 256\n")
+    assert DmlDirectBackend._last_words(worker) == ("executing 1 case(s) on the device, from B; its console: "
+                                                    "...two | three | vkd3d:fixme: Push constants size 260 exceeds 256")
+    log.unlink()
+    assert DmlDirectBackend._last_words(worker).startswith("no log")
