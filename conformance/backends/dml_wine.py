@@ -35,8 +35,8 @@ from conformance.backends.worker_launchers import NativeLauncher, WineLauncher
 from conformance.errors import BadInput
 
 WORKER_MEMORY_MB_WINE = 4096  # dml-wine's default budget for its worker
-VKD3D_CONFIG = wine_lane.VKD3D_CONFIG
-SESSION_MEMORY_MB_WINE = {"virtual_heaps": 64, "": 1600}  # first estimate of one session, by VKD3D_CONFIG
+# first estimate of one session's memory, by VKD3D_CONFIG (wine_lane.VKD3D_CONFIG says why virtual heaps)
+SESSION_MEMORY_MB_WINE = {wine_lane.VKD3D_CONFIG: 64, "": 1600}
 
 
 def worker_settings(options: dict) -> tuple:
@@ -85,7 +85,7 @@ def dml_wine(name, options):
     options = dict(options or {})
     requested = options.pop(dml_releases.OPTION, None)
     lane, release = wine_lane.for_release(lane, requested)
-    vkd3d_config = str(options.pop("vkd3d_config", VKD3D_CONFIG))
+    vkd3d_config = str(options.pop("vkd3d_config", wine_lane.VKD3D_CONFIG))
     settings, provider_options = worker_settings(options)
     settings["session_memory_mb"] = (settings["session_memory_mb"]
                                      or SESSION_MEMORY_MB_WINE.get(vkd3d_config, SESSION_MEMORY_MB_WINE[""]))
